@@ -1,0 +1,158 @@
+import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
+import { hashApiKey } from "./keys.ts";
+
+/** Credits held for one in-flight call until its final status is known. */
+export interface Reservation {
+  readonly userId: string;
+  readonly keyId: string;
+  readonly cost: number;
+  settled: boolean;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: Reservation }
+  | { ok: false; code: "INSUFFICIENT_CREDITS"; available: number };
+
+/** The outcome of a debit: committed (with the balance left), or refused by the guard. */
+export type CommitResult = { ok: true; remaining: number } | { ok: false; code: "INSUFFICIENT_CREDITS" };
+
+interface PendingDebit extends Debit {
+  reservation: Reservation;
+  resolve: (result: CommitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The serving process's view of accounts: authentication with a key cache, in-memory
+ * credit reservations, and group-committed debits.
+ *
+ * Reservations live in this process only. Every debit is made by this process, so
+ * `available = balance - reserved` is exact; a crash drops all reservations, which is the
+ * same as releasing them. Debits queued within one event-loop turn are committed in one
+ * SQLite transaction, and each caller is answered only after that commit: durability of
+ * every 2xx is kept without one transaction per call.
+ */
+export class Billing {
+  private readonly reserved = new Map<string, number>();
+  private readonly keyCache = new Map<string, ApiKeyInfo>();
+  private pending: PendingDebit[] = [];
+  private flushScheduled = false;
+  private seenVersion: number;
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly store: AccountsStore,
+    pollMs: number,
+  ) {
+    this.seenVersion = store.dataVersion();
+    this.timer = setInterval(() => this.refreshIfChanged(), pollMs);
+    this.timer.unref?.();
+  }
+
+  /**
+   * The key's record if the presented key is valid now; null for every kind of bad key
+   * (unknown, disabled, expired), so callers cannot tell them apart.
+   */
+  authenticate(presented: string, now: Date): ApiKeyInfo | null {
+    const hash = hashApiKey(presented);
+    let key = this.keyCache.get(hash);
+    if (!key) {
+      const found = this.store.findKeyByHash(hash);
+      if (!found) return null;
+      key = found;
+      this.keyCache.set(hash, key);
+    }
+    if (key.disabled_at !== null) return null;
+    if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return null;
+    return key;
+  }
+
+  /** Balance minus what is held for in-flight calls. */
+  available(userId: string): number {
+    return (this.store.getBalance(userId) ?? 0) - (this.reserved.get(userId) ?? 0);
+  }
+
+  /** Holds `cost` credits atomically (this runs synchronously on the one JS thread). */
+  reserve(key: ApiKeyInfo, cost: number): ReserveResult {
+    const available = this.available(key.user_id);
+    if (available < cost) return { ok: false, code: "INSUFFICIENT_CREDITS", available };
+    this.reserved.set(key.user_id, (this.reserved.get(key.user_id) ?? 0) + cost);
+    return { ok: true, reservation: { userId: key.user_id, keyId: key.id, cost, settled: false } };
+  }
+
+  /** Gives held credits back (the call did not succeed). Idempotent. */
+  release(reservation: Reservation): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    this.unhold(reservation);
+  }
+
+  /** Turns a reservation into a ledger debit; resolves once it is committed to the WAL. */
+  commit(reservation: Reservation, endpoint: string, requestId: string): Promise<CommitResult> {
+    if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
+    reservation.settled = true;
+    if (reservation.cost === 0) {
+      this.unhold(reservation);
+      return Promise.resolve({ ok: true, remaining: this.available(reservation.userId) });
+    }
+    return new Promise((resolve, reject) => {
+      const { userId, keyId, cost } = reservation;
+      this.pending.push({ userId, keyId, cost, endpoint, requestId, reservation, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything queued, in one transaction; scheduled after each first queued debit, and run at shutdown. */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    let applied: boolean[];
+    try {
+      applied = this.store.commitDebits(batch);
+    } catch (error) {
+      for (const p of batch) {
+        this.unhold(p.reservation);
+        p.reject(error);
+      }
+      return;
+    }
+    for (const p of batch) this.unhold(p.reservation);
+    for (const [i, p] of batch.entries()) {
+      p.resolve(
+        applied[i]
+          ? { ok: true, remaining: this.available(p.userId) }
+          : { ok: false, code: "INSUFFICIENT_CREDITS" },
+      );
+    }
+  }
+
+  /** Number of credits currently held for a user. */
+  heldFor(userId: string): number {
+    return this.reserved.get(userId) ?? 0;
+  }
+
+  /** Stops the change poll and commits anything queued. */
+  close(): void {
+    clearInterval(this.timer);
+    this.flush();
+  }
+
+  private unhold(reservation: Reservation): void {
+    const left = (this.reserved.get(reservation.userId) ?? 0) - reservation.cost;
+    if (left > 0) this.reserved.set(reservation.userId, left);
+    else this.reserved.delete(reservation.userId);
+  }
+
+  /** Drops cached keys when another process (the CLI) committed a change. */
+  private refreshIfChanged(): void {
+    const version = this.store.dataVersion();
+    if (version === this.seenVersion) return;
+    this.seenVersion = version;
+    this.keyCache.clear();
+  }
+}

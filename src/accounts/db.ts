@@ -1,0 +1,68 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * Forward-only schema migrations, applied in order; `PRAGMA user_version` records how many
+ * ran. Never edit a released entry: append a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE users (
+     id TEXT PRIMARY KEY,
+     email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+     balance INTEGER NOT NULL DEFAULT 0 CHECK (balance >= 0),
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     name TEXT,
+     hash TEXT NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     disabled_at TEXT,
+     last_used_at TEXT
+   );
+   CREATE INDEX api_keys_user ON api_keys(user_id);
+   CREATE TABLE ledger (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     delta INTEGER NOT NULL CHECK (delta <> 0),
+     reason TEXT NOT NULL,
+     endpoint TEXT,
+     request_id TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX ledger_user ON ledger(user_id);
+   CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+     BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+   CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+     BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`,
+];
+
+/**
+ * Opens (creating if needed) the accounts database in WAL mode and migrates it forward.
+ * `busy_timeout` matters: the CLI and the server write the same file, and bun:sqlite's
+ * default of 0 would fail the second writer at once instead of waiting.
+ */
+export function openAccountsDb(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Database): void {
+  const row = db.query("PRAGMA user_version").get() as { user_version: number };
+  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version] as string);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,202 @@
+import type { Database } from "bun:sqlite";
+import { openAccountsDb } from "./db.ts";
+import { generateApiKey, hashApiKey, keyPrefix, newId } from "./keys.ts";
+
+export interface User {
+  id: string;
+  email: string;
+  balance: number;
+  created_at: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  disabled_at: string | null;
+  last_used_at: string | null;
+}
+
+/** A committed debit, one ledger row. */
+export interface Debit {
+  userId: string;
+  keyId: string;
+  cost: number;
+  endpoint: string;
+  requestId: string;
+}
+
+export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
+
+const KEY_COLUMNS = "id, user_id, name, prefix, created_at, expires_at, disabled_at, last_used_at";
+
+/**
+ * Users, API keys and the credit ledger in one SQLite file. Every balance change writes a
+ * ledger row in the same transaction, so balance = sum(ledger.delta) per user, always.
+ */
+export class AccountsStore {
+  private constructor(readonly db: Database) {}
+
+  static open(path: string): AccountsStore {
+    return new AccountsStore(openAccountsDb(path));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  createUser(email: string, credits = 0): Result<User, "EMAIL_TAKEN" | "INVALID_AMOUNT"> {
+    if (!Number.isSafeInteger(credits) || credits < 0) {
+      return { ok: false, code: "INVALID_AMOUNT", message: "credits must be a non-negative integer" };
+    }
+    if (this.findUser(email)) return { ok: false, code: "EMAIL_TAKEN", message: `user ${email} exists` };
+    const user: User = { id: newId("usr"), email, balance: 0, created_at: new Date().toISOString() };
+    this.db.transaction(() => {
+      this.db
+        .query("INSERT INTO users (id, email, balance, created_at) VALUES ($id, $email, 0, $created_at)")
+        .run({ id: user.id, email, created_at: user.created_at });
+      if (credits > 0) this.applyDelta(user.id, credits, "initial grant");
+    })();
+    return { ok: true, value: { ...user, balance: credits } };
+  }
+
+  /** A user by id or email. */
+  findUser(idOrEmail: string): User | null {
+    return this.db
+      .query<User, { v: string }>(
+        "SELECT id, email, balance, created_at FROM users WHERE id = $v OR email = $v",
+      )
+      .get({ v: idOrEmail });
+  }
+
+  createKey(userId: string, name: string | null, expiresAt: string | null) {
+    const key = generateApiKey();
+    const info: ApiKeyInfo = {
+      id: newId("key"),
+      user_id: userId,
+      name,
+      prefix: keyPrefix(key),
+      created_at: new Date().toISOString(),
+      expires_at: expiresAt,
+      disabled_at: null,
+      last_used_at: null,
+    };
+    this.db
+      .query(
+        `INSERT INTO api_keys (id, user_id, name, hash, prefix, created_at, expires_at)
+         VALUES ($id, $user_id, $name, $hash, $prefix, $created_at, $expires_at)`,
+      )
+      .run({
+        id: info.id,
+        user_id: userId,
+        name,
+        hash: hashApiKey(key),
+        prefix: info.prefix,
+        created_at: info.created_at,
+        expires_at: expiresAt,
+      });
+    return { key, info };
+  }
+
+  listKeys(userId: string): ApiKeyInfo[] {
+    return this.db
+      .query<ApiKeyInfo, { u: string }>(
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = $u ORDER BY created_at`,
+      )
+      .all({ u: userId });
+  }
+
+  /** Disables or re-enables a key; false when no such key. */
+  setKeyDisabled(keyId: string, disabled: boolean): boolean {
+    const result = this.db
+      .query("UPDATE api_keys SET disabled_at = $at WHERE id = $id")
+      .run({ id: keyId, at: disabled ? new Date().toISOString() : null });
+    return result.changes === 1;
+  }
+
+  /** The key whose hash this is, whatever its state; the caller decides validity. */
+  findKeyByHash(hash: string): ApiKeyInfo | null {
+    return this.db
+      .query<ApiKeyInfo, { h: string }>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $h`)
+      .get({ h: hash });
+  }
+
+  grantCredits(
+    userId: string,
+    amount: number,
+    reason: string,
+  ): Result<number, "INVALID_AMOUNT" | "NO_FUNDS"> {
+    if (!Number.isSafeInteger(amount) || amount === 0) {
+      return { ok: false, code: "INVALID_AMOUNT", message: "amount must be a non-zero integer" };
+    }
+    const applied = this.db.transaction(() => this.applyDelta(userId, amount, reason))();
+    if (!applied)
+      return { ok: false, code: "NO_FUNDS", message: "a negative grant may not take the balance below 0" };
+    return { ok: true, value: this.getBalance(userId) ?? 0 };
+  }
+
+  getBalance(userId: string): number | null {
+    const row = this.db
+      .query<{ balance: number }, { u: string }>("SELECT balance FROM users WHERE id = $u")
+      .get({ u: userId });
+    return row?.balance ?? null;
+  }
+
+  /** Sum of a user's ledger deltas (equals the balance; checked by tests and `doctor`). */
+  ledgerSum(userId: string): number {
+    const row = this.db
+      .query<{ s: number }, { u: string }>(
+        "SELECT coalesce(sum(delta), 0) AS s FROM ledger WHERE user_id = $u",
+      )
+      .get({ u: userId });
+    return row?.s ?? 0;
+  }
+
+  /**
+   * Commits many debits in one transaction (group commit). Each is guarded: it applies only
+   * if the balance covers it. Returns, per debit, whether it applied.
+   */
+  commitDebits(debits: readonly Debit[]): boolean[] {
+    const now = new Date().toISOString();
+    const touch = this.db.query("UPDATE api_keys SET last_used_at = $now WHERE id = $id");
+    return this.db
+      .transaction(() => {
+        const applied = debits.map((d) =>
+          this.applyDelta(d.userId, -d.cost, "usage", d.endpoint, d.requestId, now),
+        );
+        for (const keyId of new Set(debits.map((d) => d.keyId))) touch.run({ now, id: keyId });
+        return applied;
+      })
+      .immediate();
+  }
+
+  /** Changes whenever another connection commits; a cheap "did anything change?" probe. */
+  dataVersion(): number {
+    return (this.db.query("PRAGMA data_version").get() as { data_version: number }).data_version;
+  }
+
+  /** One guarded balance change plus its ledger row; run inside a transaction. */
+  private applyDelta(
+    userId: string,
+    delta: number,
+    reason: string,
+    endpoint: string | null = null,
+    requestId: string | null = null,
+    now = new Date().toISOString(),
+  ): boolean {
+    const updated = this.db
+      .query("UPDATE users SET balance = balance + $delta WHERE id = $u AND balance + $delta >= 0")
+      .run({ delta, u: userId });
+    if (updated.changes !== 1) return false;
+    this.db
+      .query(
+        `INSERT INTO ledger (user_id, delta, reason, endpoint, request_id, created_at)
+         VALUES ($u, $delta, $reason, $endpoint, $request_id, $now)`,
+      )
+      .run({ u: userId, delta, reason, endpoint, request_id: requestId, now });
+    return true;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The closed set of API error codes, their HTTP statuses, and the RFC 9457 problem body.
+ * Every non-2xx response of the service is built here.
+ */
+
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const TITLES: Record<ErrorCode, string> = {
+  invalid_parameter: "Invalid parameter",
+  unauthorized: "Unauthorized",
+  insufficient_credits: "Insufficient credits",
+  not_found: "Not found",
+  method_not_allowed: "Method not allowed",
+  rate_limited: "Too many requests",
+  internal: "Internal error",
+  unavailable: "Service unavailable",
+};
+
+/** One offending input, as in the `errors` member of a problem body. */
+export interface FieldError {
+  in: "path" | "query" | "header";
+  name: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+/** An error meant for the client. Thrown only at the HTTP edge; services return results. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    this.name = "ApiError";
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** A 400 naming one parameter. */
+export function invalidParameter(where: FieldError["in"], name: string, message: string): ApiError {
+  return new ApiError("invalid_parameter", `${name}: ${message}`, [{ in: where, name, message }]);
+}
+
+export function problemBody(error: ApiError, requestId: string): ProblemBody {
+  const body: ProblemBody = {
+    type: `https://stockd.dev/problems/${error.code.replaceAll("_", "-")}`,
+    title: TITLES[error.code],
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    request_id: requestId,
+  };
+  if (error.errors?.length) body.errors = error.errors;
+  return body;
+}
+
+/** The problem+json response for an error, with the request id header. */
+export function problemResponse(error: ApiError, requestId: string): Response {
+  return new Response(JSON.stringify(problemBody(error, requestId)), {
+    status: error.status,
+    headers: {
+      "content-type": "application/problem+json",
+      "x-request-id": requestId,
+      ...error.headers,
+    },
+  });
+}

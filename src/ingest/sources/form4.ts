@@ -1,0 +1,199 @@
+/**
+ * Parser for SEC ownership documents (Forms 3, 4, 5 and their /A amendments), the XML
+ * behind EDGAR insider filings. One document in, one OwnershipFiling out; the rules that
+ * turn many filings into stored insider trades live in form4-select.ts.
+ *
+ * Only the non-derivative table's transactions become rows: the derivative table
+ * (options, RSUs, convertible notes) and holdings are not trades in common stock.
+ */
+import { ImportError } from "../errors.ts";
+import {
+  dateAt,
+  flagAt,
+  isNode,
+  lineOf,
+  nodesAt,
+  numberAt,
+  parseXml,
+  textAt,
+  type XmlNode,
+  type XmlSource,
+} from "./form4-xml.ts";
+
+/** One reporting person (or entity) of an ownership document. */
+export interface ReportingOwner {
+  /** 10-digit zero-padded CIK, or null if the filer left it out. */
+  cik: string | null;
+  name: string;
+  isDirector: boolean;
+  isOfficer: boolean;
+  isTenPercentOwner: boolean;
+  isOther: boolean;
+  officerTitle: string | null;
+  otherText: string | null;
+}
+
+/** One non-derivative transaction of a filing (any transaction code). */
+export interface OwnershipTransaction {
+  /** YYYY-MM-DD. */
+  transaction_date: string;
+  /** SEC transaction code: P (open-market purchase), S (sale), A, M, G, F, ... */
+  transaction_code: string;
+  shares: number | null;
+  /** Price per share; null when the filer gave only a footnote. */
+  price: number | null;
+  /** shares × price rounded to cents; null when either is missing. */
+  value: number | null;
+  /** Reporting owners' names, joined with "; " for a joint filing. */
+  owner_name: string;
+  /** Distinct owner titles (see ownerTitle), joined with "; " for a joint filing. */
+  owner_title: string;
+  /** "A" (acquired) or "D" (disposed). */
+  acquired_disposed: "A" | "D" | null;
+  shares_owned_after: number | null;
+  security_title: string | null;
+}
+
+/** Everything the importer needs from one ownership document. */
+export interface OwnershipFiling {
+  /** The file name given to the parser, for messages. */
+  file: string;
+  /** Accession number taken from the file name (`\d{10}-\d{2}-\d{6}`), or null. */
+  accessionNumber: string | null;
+  /** As written: "3", "4", "4/A", "5", "5/A", ... */
+  documentType: string;
+  /** True for "…/A" document types. */
+  isAmendment: boolean;
+  periodOfReport: string;
+  /** Amendments only: when the amended filing was submitted, if the filer said. */
+  dateOfOriginalSubmission: string | null;
+  /** Latest ownerSignature/signatureDate; used to order amendments. */
+  signatureDate: string | null;
+  issuer: { cik: string; name: string | null; tradingSymbol: string | null };
+  owners: ReportingOwner[];
+  transactions: OwnershipTransaction[];
+}
+
+/**
+ * Parses one SEC ownership document.
+ *
+ * @param xml the document text
+ * @param file the file name or path, used for the accession number and in errors
+ * @throws ImportError (file, line, message) for malformed XML, a root other than
+ *   `<ownershipDocument>`, a missing required field, or an unreadable date or number.
+ */
+export function parseOwnershipDocument(xml: string, file: string): OwnershipFiling {
+  const source: XmlSource = { file, xml };
+  const doc = parseXml(source).ownershipDocument;
+  if (!isNode(doc)) {
+    throw new ImportError(file, null, "not an SEC ownership document (no <ownershipDocument> root element)");
+  }
+  const documentType = required(source, doc, textAt(doc, "documentType"), "documentType");
+  const owners = nodesAt(doc, "reportingOwner").map(readOwner);
+  if (owners.length === 0) throw new ImportError(file, lineOf(source, doc), "no <reportingOwner>");
+  const ownerName = owners.map((owner) => owner.name).join("; ");
+  const ownerTitleText = [...new Set(owners.map(ownerTitle))].join("; ");
+  return {
+    file,
+    accessionNumber: accessionFromFileName(file),
+    documentType,
+    isAmendment: documentType.toUpperCase().endsWith("/A"),
+    periodOfReport: required(source, doc, dateAt(source, doc, ["periodOfReport"]), "periodOfReport"),
+    dateOfOriginalSubmission: dateAt(source, doc, ["dateOfOriginalSubmission"]),
+    signatureDate: latestSignatureDate(source, doc),
+    issuer: readIssuer(source, doc),
+    owners,
+    transactions: nodesAt(doc, "nonDerivativeTable", "nonDerivativeTransaction").map((node) =>
+      readTransaction(source, node, ownerName, ownerTitleText),
+    ),
+  };
+}
+
+/**
+ * The title shown for an owner: the officer title when the owner is an officer and
+ * gave one, else "Director", "10% Owner", "Officer" (an officer without a title), and
+ * "Other" for everyone else. otherText is free prose and is not used as a title.
+ */
+export function ownerTitle(owner: ReportingOwner): string {
+  if (owner.isOfficer && owner.officerTitle) return owner.officerTitle;
+  if (owner.isDirector) return "Director";
+  if (owner.isTenPercentOwner) return "10% Owner";
+  if (owner.isOfficer) return "Officer";
+  return "Other";
+}
+
+/** The EDGAR accession number (`0000320193-22-000061`) in a file name, or null. */
+export function accessionFromFileName(file: string): string | null {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  return /\d{10}-\d{2}-\d{6}/.exec(base)?.[0] ?? null;
+}
+
+/** A CIK as 10 digits with leading zeros; null when absent or not a number. */
+function padCik(text: string | null): string | null {
+  if (text === null || !/^\d{1,10}$/.test(text)) return null;
+  return text.padStart(10, "0");
+}
+
+function required<T>(source: XmlSource, node: XmlNode, value: T | null, name: string): T {
+  if (value === null) throw new ImportError(source.file, lineOf(source, node), `missing <${name}>`);
+  return value;
+}
+
+function readIssuer(source: XmlSource, doc: XmlNode): OwnershipFiling["issuer"] {
+  const raw = textAt(doc, "issuer", "issuerCik");
+  const cik = padCik(raw);
+  if (cik === null) {
+    throw new ImportError(source.file, lineOf(source, doc), `issuer/issuerCik: "${raw ?? ""}" is not a CIK`);
+  }
+  return {
+    cik,
+    name: textAt(doc, "issuer", "issuerName"),
+    tradingSymbol: textAt(doc, "issuer", "issuerTradingSymbol")?.toUpperCase() ?? null,
+  };
+}
+
+function readOwner(node: XmlNode): ReportingOwner {
+  const relationship = (flag: string): boolean => flagAt(node, "reportingOwnerRelationship", flag);
+  return {
+    cik: padCik(textAt(node, "reportingOwnerId", "rptOwnerCik")),
+    name: textAt(node, "reportingOwnerId", "rptOwnerName") ?? "",
+    isDirector: relationship("isDirector"),
+    isOfficer: relationship("isOfficer"),
+    isTenPercentOwner: relationship("isTenPercentOwner"),
+    isOther: relationship("isOther"),
+    officerTitle: textAt(node, "reportingOwnerRelationship", "officerTitle"),
+    otherText: textAt(node, "reportingOwnerRelationship", "otherText"),
+  };
+}
+
+function latestSignatureDate(source: XmlSource, doc: XmlNode): string | null {
+  const dates = nodesAt(doc, "ownerSignature")
+    .map((node) => dateAt(source, node, ["signatureDate"]))
+    .filter((date): date is string => date !== null)
+    .sort();
+  return dates.at(-1) ?? null;
+}
+
+function readTransaction(
+  source: XmlSource,
+  node: XmlNode,
+  ownerName: string,
+  ownerTitleText: string,
+): OwnershipTransaction {
+  const shares = numberAt(source, node, ["transactionAmounts", "transactionShares"]);
+  const price = numberAt(source, node, ["transactionAmounts", "transactionPricePerShare"]);
+  const code = textAt(node, "transactionCoding", "transactionCode")?.toUpperCase() ?? null;
+  const direction = textAt(node, "transactionAmounts", "transactionAcquiredDisposedCode")?.toUpperCase();
+  return {
+    transaction_date: required(source, node, dateAt(source, node, ["transactionDate"]), "transactionDate"),
+    transaction_code: required(source, node, code, "transactionCode"),
+    shares,
+    price,
+    value: shares === null || price === null ? null : Math.round(shares * price * 100) / 100,
+    owner_name: ownerName,
+    owner_title: ownerTitleText,
+    acquired_disposed: direction === "A" || direction === "D" ? direction : null,
+    shares_owned_after: numberAt(source, node, ["postTransactionAmounts", "sharesOwnedFollowingTransaction"]),
+    security_title: textAt(node, "securityTitle"),
+  };
+}

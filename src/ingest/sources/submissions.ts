@@ -1,0 +1,170 @@
+/**
+ * SEC submissions API files: `CIK##########.json` (company facts + `filings.recent`) and the
+ * paged `CIK##########-submissions-NNN.json` files that hold older filings (the same
+ * columnar arrays at top level). Duplicate accession numbers are dropped by the importer.
+ */
+import { basename } from "node:path";
+import { countryIso } from "../../domain/country.ts";
+import { normalizeCik } from "../../domain/tickers.ts";
+import { ImportError } from "../errors.ts";
+import {
+  FieldError,
+  isObject,
+  type JsonObject,
+  type ParseOptions,
+  parseJson,
+  RecordCollector,
+  readDate,
+  type SkippedRecord,
+} from "./values.ts";
+
+export interface CompanyRecord {
+  cik: string;
+  name: string;
+  entity_type: string | null;
+  sic: string | null;
+  sic_description: string | null;
+  category: string | null;
+  fiscal_year_end: string | null;
+  state_of_incorporation: string | null;
+  country_iso: string | null;
+  country: string | null;
+  website: string | null;
+  investor_website: string | null;
+  description: string | null;
+  phone: string | null;
+  ein: string | null;
+  tickers: string[];
+  exchanges: string[];
+}
+
+export interface FilingRecord {
+  cik: string;
+  accession_number: string;
+  form: string;
+  filing_date: string;
+  report_date: string | null;
+  acceptance_date_time: string | null;
+  primary_document: string | null;
+  primary_doc_description: string | null;
+}
+
+export interface SubmissionsFile {
+  /** Null for a paged file, which carries filings only. */
+  company: CompanyRecord | null;
+  filings: FilingRecord[];
+  skipped: SkippedRecord[];
+}
+
+const PAGED_NAME = /^CIK(\d{10})-submissions-\d+\.json$/i;
+const ACCESSION = /^\d{10}-\d{2}-\d{6}$/;
+
+/** Parses either kind of submissions file, told apart by its name. */
+export function parseSubmissions(text: string, file: string, opts: ParseOptions = {}): SubmissionsFile {
+  const json = parseJson(text, file);
+  if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
+  const paged = PAGED_NAME.exec(basename(file));
+  if (paged) return { company: null, ...parseFilingColumns(json, paged[1] as string, file, "", opts) };
+  const cik = normalizeCik(json.cik);
+  if (!cik) throw new ImportError(file, null, `cik ${JSON.stringify(json.cik)} is not a CIK`);
+  const filings = isObject(json.filings) ? json.filings : null;
+  if (!filings || !isObject(filings.recent)) throw new ImportError(file, null, "filings.recent is missing");
+  return {
+    company: companyRecord(json, cik),
+    ...parseFilingColumns(filings.recent, cik, file, "filings.recent.", opts),
+  };
+}
+
+function companyRecord(json: JsonObject, cik: string): CompanyRecord {
+  const addresses = isObject(json.addresses) ? json.addresses : {};
+  const business = isObject(addresses.business) ? addresses.business : {};
+  const foreign = business.isForeignLocation === 1;
+  const description = text(business.stateOrCountryDescription);
+  // EDGAR codes US states with two letters and other countries with a letter+digit code.
+  const usState = !foreign && /^[A-Z]{2}$/.test(text(business.stateOrCountry) ?? "");
+  return {
+    cik,
+    name: text(json.name) ?? "",
+    entity_type: text(json.entityType),
+    sic: text(json.sic),
+    sic_description: text(json.sicDescription),
+    category: text(json.category),
+    fiscal_year_end: text(json.fiscalYearEnd),
+    state_of_incorporation: text(json.stateOfIncorporation),
+    country_iso: usState ? "US" : countryIso(description),
+    country: usState ? "United States" : description,
+    website: text(json.website),
+    investor_website: text(json.investorWebsite),
+    description: text(json.description),
+    phone: text(json.phone),
+    ein: text(json.ein),
+    tickers: stringArray(json.tickers),
+    exchanges: stringArray(json.exchanges),
+  };
+}
+
+function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: string, opts: ParseOptions) {
+  const column = (name: string, required: boolean): unknown[] => {
+    const values = cols[name];
+    if (Array.isArray(values)) return values;
+    if (required) throw new ImportError(file, null, `${path}${name} is missing or not an array`);
+    return [];
+  };
+  const accession = column("accessionNumber", true);
+  const form = column("form", true);
+  const filingDate = column("filingDate", true);
+  const reportDate = column("reportDate", false);
+  const accepted = column("acceptanceDateTime", false);
+  const primaryDoc = column("primaryDocument", false);
+  const primaryDesc = column("primaryDocDescription", false);
+  if (form.length !== accession.length || filingDate.length !== accession.length) {
+    throw new ImportError(file, null, `${path}accessionNumber, form and filingDate differ in length`);
+  }
+  const out = new RecordCollector<FilingRecord>(file, opts.lenient ?? false);
+  for (let i = 0; i < accession.length; i++) {
+    out.add(
+      null,
+      () => {
+        const acc = text(accession[i]);
+        if (!acc || !ACCESSION.test(acc))
+          throw new FieldError(`accessionNumber ${JSON.stringify(accession[i])} is malformed`);
+        const f = text(form[i]);
+        if (!f) throw new FieldError("form is empty");
+        return {
+          cik,
+          accession_number: acc,
+          form: f,
+          filing_date: readDate(text(filingDate[i]) ?? "", "filingDate"),
+          report_date: text(reportDate[i]) ? readDate(text(reportDate[i]) as string, "reportDate") : null,
+          acceptance_date_time: timestamp(accepted[i]),
+          primary_document: text(primaryDoc[i]),
+          primary_doc_description: text(primaryDesc[i]),
+        };
+      },
+      `${path}[${i}]`,
+    );
+  }
+  const { rows, skipped } = out.result();
+  return { filings: rows, skipped };
+}
+
+function text(value: unknown): string | null {
+  if (typeof value === "number") return String(value);
+  if (typeof value !== "string") return null;
+  const t = value.trim();
+  return t === "" ? null : t;
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "")
+    : [];
+}
+
+function timestamp(value: unknown): string | null {
+  const t = text(value);
+  if (!t) return null;
+  const ms = Date.parse(t);
+  if (Number.isNaN(ms)) throw new FieldError(`acceptanceDateTime "${t}" is not a timestamp`);
+  return new Date(ms).toISOString();
+}
