@@ -1,5 +1,5 @@
-import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 import { hashApiKey } from "./keys.ts";
+import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 
 /** Credits held for one in-flight call until its final status is known. */
 export interface Reservation {

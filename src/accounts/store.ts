@@ -63,6 +63,10 @@ export class AccountsStore {
     return { ok: true, value: { ...user, balance: credits } };
   }
 
+  userCount(): number {
+    return (this.db.query("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+  }
+
   /** A user by id or email. */
   findUser(idOrEmail: string): User | null {
     return this.db
@@ -171,6 +175,17 @@ export class AccountsStore {
         return applied;
       })
       .immediate();
+  }
+
+  /** Calls and credits per endpoint since `since` (ISO 8601), from the ledger. */
+  usageSince(userId: string, since: string): { endpoint: string; calls: number; credits: number }[] {
+    return this.db
+      .query<{ endpoint: string; calls: number; credits: number }, { u: string; since: string }>(
+        `SELECT endpoint, count(*) AS calls, -sum(delta) AS credits FROM ledger
+         WHERE user_id = $u AND reason = 'usage' AND created_at >= $since
+         GROUP BY endpoint ORDER BY endpoint`,
+      )
+      .all({ u: userId, since });
   }
 
   /** Changes whenever another connection commits; a cheap "did anything change?" probe. */

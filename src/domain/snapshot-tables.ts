@@ -62,6 +62,20 @@ export const SNAPSHOT_TABLES = {
     ["adj_close", "DOUBLE"],
     ["volume", "BIGINT"],
   ],
+  quotes: [
+    ["security_id", "VARCHAR"],
+    ["date", "DATE"],
+    ["open", "DOUBLE"],
+    ["high", "DOUBLE"],
+    ["low", "DOUBLE"],
+    ["close", "DOUBLE"],
+    ["volume", "BIGINT"],
+    ["previous_close", "DOUBLE"],
+    ["change", "DOUBLE"],
+    ["change_percent", "DOUBLE"],
+    ["fifty_two_week_high", "DOUBLE"],
+    ["fifty_two_week_low", "DOUBLE"],
+  ],
 } as const satisfies Record<string, Columns>;
 
 export type TableName = keyof typeof SNAPSHOT_TABLES;
@@ -72,4 +86,5 @@ export const TABLE_ORDER: Record<TableName, string> = {
   companies: "cik",
   filings: "cik, filing_date DESC, accession_number",
   prices: "security_id, date",
+  quotes: "security_id",
 };

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type ImportReport, type Manifest } from "../snapshots.ts";
+import { computeQuote, type QuoteRow } from "./compute/quote.ts";
 import { ImportError } from "./errors.ts";
 import { buildSecurities } from "./securities.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
@@ -16,6 +17,8 @@ export interface ImportOptions {
   lenient?: boolean;
   /** Called with a short status line as the import advances. */
   progress?: (message: string) => void;
+  /** What the manifest names as the source (default: the directory). */
+  label?: string;
   /** Make the new snapshot the served one (default true). */
   activate?: boolean;
 }
@@ -51,20 +54,28 @@ export async function importSources(
     priceTickers: priceFiles.map((f) => tickerFromFileName(f)),
   });
   let dataAsOf: string | null = null;
+  const quotes: QuoteRow[] = [];
+  // One file at a time: the price table is streamed into the writer, never held whole.
   const prices = function* (): Generator<PriceRow & { security_id: string }> {
     for (const file of priceFiles) {
       const securityId = tickerKey(tickerFromFileName(file));
-      for (const row of ctx.parse(file, "prices", parsePrices)) {
-        if (dataAsOf === null || row.date > dataAsOf) dataAsOf = row.date;
-        yield { ...row, security_id: securityId };
-      }
+      const rows = ctx.parse(file, "prices", parsePrices);
+      const quote = computeQuote(securityId, rows);
+      if (quote) quotes.push(quote);
+      if (quote && (dataAsOf === null || quote.date > dataAsOf)) dataAsOf = quote.date;
+      for (const row of rows) yield { ...row, security_id: securityId };
     }
   };
   opts.progress?.("writing snapshot");
   const manifest = await writeSnapshot(
     dataDir,
-    { securities: securities.values(), companies, filings, prices: prices() },
-    () => ({ data_as_of: dataAsOf, source: fromDir, calculation_version: {}, report: ctx.report }),
+    { securities: securities.values(), companies, filings, prices: prices(), quotes },
+    () => ({
+      data_as_of: dataAsOf,
+      source: opts.label ?? fromDir,
+      calculation_version: {},
+      report: ctx.report,
+    }),
   );
   if (opts.activate ?? true) activateSnapshot(dataDir, manifest.id);
   return manifest;
@@ -80,7 +91,13 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     for (const f of parsed.filings)
       if (!byAccession.has(f.accession_number)) byAccession.set(f.accession_number, f);
   }
-  return { companies, filings: [...byAccession.values()] };
+  const first = new Map<string, string>();
+  for (const f of byAccession.values()) {
+    const seen = first.get(f.cik);
+    if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
+  }
+  const withFirst = companies.map((c) => ({ ...c, first_filing_date: first.get(c.cik) ?? null }));
+  return { companies: withFirst, filings: [...byAccession.values()] };
 }
 
 type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
@@ -126,7 +143,8 @@ class ImportContext {
   }
 
   count(source: string, file: string, records: number, skipped: SkippedRecord[]): void {
-    const entry = (this.report.sources[source] ??= { files: 0, records: 0 });
+    const entry = this.report.sources[source] ?? { files: 0, records: 0 };
+    this.report.sources[source] = entry;
     entry.files++;
     entry.records += records;
     this.report.skipped_total += skipped.length;

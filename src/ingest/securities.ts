@@ -58,7 +58,8 @@ export function buildSecurities(input: {
   for (const t of input.exchangeList) add(t.ticker, t.cik, t.name, t.exchange, true);
   for (const t of input.tickerList) add(t.ticker, t.cik, t.name, t.exchange, true);
   for (const c of input.companies) {
-    c.tickers.forEach((ticker, i) => add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false));
+    for (const [i, ticker] of c.tickers.entries())
+      add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);
   }
   for (const ticker of input.priceTickers) add(ticker, null, ticker, null, false);
   // The US composite listing (exchCode "US") identifies a security across US exchanges.

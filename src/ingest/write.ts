@@ -80,25 +80,17 @@ async function writeTable(db: Db, dir: string, name: TableName, rows: Iterable<o
 type Appender = Awaited<ReturnType<Db["appender"]>>;
 
 function appendValue(appender: Appender, type: string, value: unknown, table: string, col: string): void {
-  if (value === null || value === undefined) return appender.appendNull();
-  switch (type) {
-    case "DOUBLE":
-      if (typeof value !== "number" || !Number.isFinite(value)) break;
-      return appender.appendDouble(value);
-    case "BIGINT":
-      if (typeof value !== "number" || !Number.isSafeInteger(value)) break;
-      return appender.appendBigInt(BigInt(value));
-    case "INTEGER":
-      if (typeof value !== "number" || !Number.isInteger(value)) break;
-      return appender.appendInteger(value);
-    case "BOOLEAN":
-      if (typeof value !== "boolean") break;
-      return appender.appendBoolean(value);
-    default:
-      if (typeof value !== "string") break;
-      return appender.appendVarchar(value);
-  }
-  throw new Error(`${table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
+  if (value === null || value === undefined) appender.appendNull();
+  else if (type === "DOUBLE" && typeof value === "number" && Number.isFinite(value))
+    appender.appendDouble(value);
+  else if (type === "BIGINT" && typeof value === "number" && Number.isSafeInteger(value))
+    appender.appendBigInt(BigInt(value));
+  else if (type === "INTEGER" && typeof value === "number" && Number.isInteger(value))
+    appender.appendInteger(value);
+  else if (type === "BOOLEAN" && typeof value === "boolean") appender.appendBoolean(value);
+  else if ((type === "VARCHAR" || type === "DATE" || type === "TIMESTAMP") && typeof value === "string")
+    appender.appendVarchar(value);
+  else throw new Error(`${table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
 }
 
 export async function sha256File(path: string): Promise<string> {

@@ -20,7 +20,6 @@ import {
   type ParseOptions,
   type ParseResult,
   RecordCollector,
-  readCount,
   readDate,
   readNumber,
 } from "./values.ts";

@@ -1,0 +1,80 @@
+import type { Config } from "../config.ts";
+import { importSources } from "../ingest/import.ts";
+import { activateSnapshot, isSnapshotId, listSnapshotIds, readCurrent, readManifest } from "../snapshots.ts";
+import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
+
+/** `snapshots list` and `snapshots activate ID` */
+export function snapshotsCommand(args: ParsedArgs, config: Config, io: Io): number {
+  const [, sub, id] = args.positional;
+  const flags = new Flags(args, []);
+  if (sub === "list") {
+    const current = readCurrent(config.dataDir);
+    const snapshots = listSnapshotIds(config.dataDir).map((sid) => {
+      const m = readManifest(config.dataDir, sid);
+      return {
+        id: sid,
+        created_at: m.created_at,
+        data_as_of: m.data_as_of,
+        source: m.source,
+        active: sid === current,
+      };
+    });
+    const lines = snapshots.map(
+      (s) => `${s.active ? "*" : " "} ${s.id}  data as of ${s.data_as_of ?? "-"}  from ${s.source}`,
+    );
+    printResult(
+      io,
+      flags.bool("json"),
+      { active: current, snapshots },
+      lines.length ? lines : ["no snapshots"],
+    );
+    return 0;
+  }
+  if (sub === "activate" && id) {
+    if (!isSnapshotId(id) || !listSnapshotIds(config.dataDir).includes(id))
+      throw new UsageError(`no snapshot ${id}`);
+    activateSnapshot(config.dataDir, id);
+    printResult(io, flags.bool("json"), { active: id }, [`active snapshot: ${id}`]);
+    return 0;
+  }
+  throw new UsageError("usage: stockd snapshots list | activate ID");
+}
+
+/** `import --from DIR [--lenient]` */
+export async function importCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
+  const flags = new Flags(args, ["from", "lenient"]);
+  const from = flags.required("from");
+  const progress = progressPrinter(io);
+  const manifest = await importSources(from, config.dataDir, { lenient: flags.bool("lenient"), progress });
+  progress.done();
+  const { report } = manifest;
+  for (const [source, n] of Object.entries(report.sources))
+    io.err(`  ${source}: ${n.records} records from ${n.files} files`);
+  if (report.skipped_total > 0) {
+    io.err(`  skipped ${report.skipped_total} records, e.g.:`);
+    for (const s of report.skipped.slice(0, 10))
+      io.err(`    ${s.file}${s.line ? `:${s.line}` : ""}: ${s.reason}`);
+  }
+  const rows = Object.fromEntries(Object.entries(manifest.tables).map(([t, e]) => [t, e.rows]));
+  printResult(
+    io,
+    flags.bool("json"),
+    { id: manifest.id, data_as_of: manifest.data_as_of, rows, skipped: report.skipped_total },
+    [`imported snapshot ${manifest.id} (data as of ${manifest.data_as_of ?? "-"}) and activated it`],
+  );
+  return 0;
+}
+
+/** On a terminal, one status line rewritten in place; elsewhere, plain lines. */
+export function progressPrinter(io: Io) {
+  const tty = process.stderr.isTTY === true;
+  const print = (message: string) => {
+    if (tty) process.stderr.write(`\r\x1b[2K${message}`);
+    else io.err(message);
+  };
+  return Object.assign(print, {
+    done: () => {
+      if (tty) process.stderr.write("\r\x1b[2K");
+    },
+  });
+}

@@ -1,0 +1,33 @@
+import { Elysia } from "elysia";
+import type { Billing } from "../../accounts/billing.ts";
+import { ApiError } from "../../errors.ts";
+import { contextOf } from "../context.ts";
+import { type Endpoint, PRICING } from "../pricing.ts";
+
+/**
+ * Auth + billing for routes: `{ billed: "profile" }` on a route reserves that endpoint's
+ * price after validation and before the handler. The HTTP edge (app.ts) authenticated the
+ * key and, once the final status is known, commits the reservation (2xx) or releases it.
+ */
+export function billingPlugin(billing: Billing) {
+  return new Elysia({ name: "billing" }).macro({
+    billed(endpoint: Endpoint) {
+      return {
+        beforeHandle({ request }: { request: Request }) {
+          const ctx = contextOf(request);
+          ctx.endpoint = endpoint;
+          if (!ctx.key) throw new ApiError("unauthorized", "a valid API key is required");
+          const cost = PRICING[endpoint];
+          const reserved = billing.reserve(ctx.key, cost);
+          if (!reserved.ok) {
+            throw new ApiError(
+              "insufficient_credits",
+              `this call costs ${cost} credit${cost === 1 ? "" : "s"}; ${Math.max(0, reserved.available)} available`,
+            );
+          }
+          ctx.reservation = reserved.reservation;
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,39 @@
+import { Elysia, ValidationError } from "elysia";
+import { ApiError, problemResponse } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import { contextOf } from "../context.ts";
+import { parseRule } from "../params.ts";
+
+/**
+ * Maps every error to problem+json. Validation failures name the parameter; anything
+ * unexpected becomes a 500 whose body says nothing about the cause (the log has it).
+ */
+export function errorsPlugin(log: Logger) {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
+    const requestId = contextOf(request).requestId;
+    if (error instanceof ApiError) return problemResponse(error, requestId);
+    if (error instanceof ValidationError) return problemResponse(fromValidation(error, request), requestId);
+    if (code === "NOT_FOUND") return problemResponse(new ApiError("not_found", "no such route"), requestId);
+    if (code === "PARSE")
+      return problemResponse(new ApiError("invalid_parameter", "the request could not be parsed"), requestId);
+    log.error("unhandled error", {
+      request_id: requestId,
+      error: error instanceof Error ? error.stack : String(error),
+    });
+    return problemResponse(
+      new ApiError("internal", "an internal error occurred; quote the request id when reporting it"),
+      requestId,
+    );
+  });
+}
+
+function fromValidation(error: ValidationError, request: Request): ApiError {
+  const where = error.type === "params" ? "path" : error.type === "headers" ? "header" : "query";
+  const rule = parseRule(error.customError);
+  if (!rule) return new ApiError("invalid_parameter", "the request parameters are invalid");
+  const given = where !== "query" || new URL(request.url).searchParams.has(rule.name);
+  const message = given ? rule.message : "is required";
+  return new ApiError("invalid_parameter", `${rule.name}: ${message}`, [
+    { in: where, name: rule.name, message },
+  ]);
+}

@@ -1,0 +1,16 @@
+/**
+ * The one pricing table: credits per successful call, by endpoint. Failed calls (any non-2xx)
+ * cost nothing. Shown per operation in the OpenAPI document as `x-credit-cost`.
+ */
+export const PRICING = {
+  health: 0,
+  account: 0,
+  search: 1,
+  quote: 1,
+  profile: 1,
+  price: 1,
+  secfiling: 1,
+  sec_filings: 1,
+} as const satisfies Record<string, number>;
+
+export type Endpoint = keyof typeof PRICING;

@@ -1,0 +1,92 @@
+import { Elysia, t } from "elysia";
+import type { Billing } from "../../accounts/billing.ts";
+import { ApiError } from "../../errors.ts";
+import type { Security } from "../../query/securities.ts";
+import { errorResponses, NumOrNull, Pagination, pagination, SecurityRecord } from "../models/common.ts";
+import { Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { billingPlugin } from "../plugins/billing.ts";
+import { operation } from "./operation.ts";
+
+/** Spec §2.1 fields of a security. */
+export function securityRecord(s: Security) {
+  return {
+    name: s.name,
+    ticker: s.ticker,
+    exchange: s.exchange,
+    security_type: s.security_type,
+    currency_code: s.currency_code,
+    cik: s.cik,
+    composite_figi: s.composite_figi,
+    share_class_figi: s.share_class_figi,
+  };
+}
+
+const Quote = t.Object({
+  symbol: t.String(),
+  quote: t.Object({
+    date: t.String({ description: "session date of the latest price (YYYY-MM-DD)" }),
+    currency: t.Union([t.String(), t.Null()]),
+    close: t.Number(),
+    previous_close: NumOrNull,
+    change: NumOrNull,
+    change_percent: t.Union([t.Number({ description: "fraction: 0.0123 = +1.23%" }), t.Null()]),
+    open: NumOrNull,
+    high: NumOrNull,
+    low: NumOrNull,
+    volume: NumOrNull,
+    fifty_two_week_high: t.Number(),
+    fifty_two_week_low: t.Number(),
+  }),
+});
+
+/** /securities/search and /securities/{ticker}/quote. */
+export function securitiesRoutes(billing: Billing) {
+  return new Elysia({ name: "routes.securities" })
+    .use(billingPlugin(billing))
+    .get(
+      "/securities/search",
+      ({ query, request }) => {
+        const snapshot = snapshotOf(request);
+        const { rows, total } = snapshot.securities.search(query.query, query.page, query.per_page);
+        return { data: rows.map(securityRecord), pagination: pagination(query.page, query.per_page, total) };
+      },
+      {
+        billed: "search",
+        query: t.Object({
+          query: Params.text("query", "words of a ticker or company name", 100),
+          page: Params.positiveInt("page", "page number", 1, 100_000),
+          per_page: Params.positiveInt("per_page", "rows per page", 10, 100),
+        }),
+        response: {
+          200: t.Object({ data: t.Array(SecurityRecord), pagination: Pagination }),
+          ...errorResponses,
+        },
+        detail: operation(
+          "search",
+          "Search securities",
+          "Ranked: exact ticker, ticker prefix, then name matches.",
+        ),
+      },
+    )
+    .get(
+      "/securities/:ticker/quote",
+      ({ params, request }) => {
+        const snapshot = snapshotOf(request);
+        const security = resolveSecurity(snapshot, params.ticker);
+        const q = snapshot.quotes.get(security.security_id);
+        if (!q) throw new ApiError("not_found", `no price data for ${security.ticker}`);
+        const { security_id: _, ...quote } = q;
+        return { symbol: security.ticker, quote: { ...quote, currency: security.currency_code } };
+      },
+      {
+        billed: "quote",
+        params: t.Object({ ticker: Params.ticker("ticker") }),
+        response: { 200: Quote, ...errorResponses },
+        detail: operation(
+          "quote",
+          "Latest quote",
+          "Latest session from the imported daily prices, with the 52-week range.",
+        ),
+      },
+    );
+}

@@ -1,0 +1,133 @@
+import { Elysia, t } from "elysia";
+import type { Billing } from "../../accounts/billing.ts";
+import { ApiError, invalidParameter } from "../../errors.ts";
+import { filingUrl, listFilings } from "../../query/filings.ts";
+import { getDailyPrices } from "../../query/prices.ts";
+import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
+import { Profile, profileOf } from "../models/profile.ts";
+import { calendarDate, orderedRange, Params, resolveSecurity, snapshotOf, todayUtc } from "../params.ts";
+import { billingPlugin } from "../plugins/billing.ts";
+import { operation } from "./operation.ts";
+
+const PriceRow = t.Object({
+  date: t.String(),
+  open: NumOrNull,
+  close: t.Number(),
+  high: NumOrNull,
+  low: NumOrNull,
+  volume: NumOrNull,
+});
+
+const SymbolFiling = t.Object({
+  accession_number: t.String(),
+  cik: t.String(),
+  form_type: t.String(),
+  filing_date: t.String(),
+  report_date: StrOrNull,
+  acceptance_date_time: StrOrNull,
+  primary_document: StrOrNull,
+  description: StrOrNull,
+  filing_url: t.String(),
+});
+
+const symbolParam = t.Object({ symbol: Params.ticker("symbol") });
+
+/** /stocks/{symbol}/profile, /price and /secfiling. */
+export function stocksRoutes(billing: Billing) {
+  return new Elysia({ name: "routes.stocks" })
+    .use(billingPlugin(billing))
+    .get(
+      "/stocks/:symbol/profile",
+      ({ params, request }) => {
+        const snapshot = snapshotOf(request);
+        const security = resolveSecurity(snapshot, params.symbol);
+        return profileOf(security, security.cik ? (snapshot.companies.get(security.cik) ?? null) : null);
+      },
+      {
+        billed: "profile",
+        params: symbolParam,
+        response: { 200: Profile, ...errorResponses },
+        detail: operation(
+          "profile",
+          "Company profile",
+          "Identity and general profile from SEC submissions and listings.",
+        ),
+      },
+    )
+    .get(
+      "/stocks/:symbol/price",
+      async ({ params, query, request }) => {
+        const snapshot = snapshotOf(request);
+        const security = resolveSecurity(snapshot, params.symbol);
+        const start = calendarDate(query.start_date, "start_date");
+        const end = calendarDate(query.end_date, "end_date");
+        if (end > todayUtc()) throw invalidParameter("query", "end_date", "must not be later than today");
+        orderedRange(start, end, ["start_date", "end_date"]);
+        if (!snapshot.quotes.has(security.security_id)) {
+          throw new ApiError("not_found", `no price data for ${security.ticker}`);
+        }
+        return getDailyPrices(snapshot, security.security_id, start, end);
+      },
+      {
+        billed: "price",
+        params: symbolParam,
+        query: t.Object({
+          start_date: Params.date("start_date", "first date, inclusive"),
+          end_date: Params.date("end_date", "last date, inclusive; not later than today"),
+        }),
+        response: { 200: t.Array(PriceRow), ...errorResponses },
+        detail: operation(
+          "price",
+          "Daily prices",
+          "Daily OHLCV rows in [start_date, end_date], ascending by date. Prices as imported (split-adjusted for Yahoo sources).",
+        ),
+      },
+    )
+    .get(
+      "/stocks/:symbol/secfiling",
+      async ({ params, query, request }) => {
+        const snapshot = snapshotOf(request);
+        const security = resolveSecurity(snapshot, params.symbol);
+        const filter = {
+          cik: security.cik,
+          form: query.form_type,
+          accessionNumber: null,
+          start: null,
+          end: null,
+        };
+        const { rows } = security.cik ? await listFilings(snapshot, filter, 1, query.limit) : { rows: [] };
+        return {
+          symbol: security.ticker,
+          form_type: query.form_type,
+          filings: rows.map((f) => ({
+            accession_number: f.accession_number,
+            cik: f.cik,
+            form_type: f.form,
+            filing_date: f.filing_date,
+            report_date: f.report_date,
+            acceptance_date_time: f.acceptance_date_time,
+            primary_document: f.primary_document,
+            description: f.primary_doc_description,
+            filing_url: filingUrl(f),
+          })),
+        };
+      },
+      {
+        billed: "secfiling",
+        params: symbolParam,
+        query: t.Object({
+          form_type: Params.text("form_type", "form type, e.g. 10-K, 10-Q, 8-K, 4", 20, "10-K"),
+          limit: Params.positiveInt("limit", "number of filings", 20, 1000),
+        }),
+        response: {
+          200: t.Object({ symbol: t.String(), form_type: t.String(), filings: t.Array(SymbolFiling) }),
+          ...errorResponses,
+        },
+        detail: operation(
+          "secfiling",
+          "Filings of one company",
+          "Filing metadata of one form type, newest first.",
+        ),
+      },
+    );
+}

@@ -1,0 +1,85 @@
+/**
+ * Capital allocation (spec §2.9) from the latest annual period. Spending is returned as
+ * positive amounts although the cash-flow statement stores outflows as negative values.
+ */
+import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { difference, differencePresent, magnitude, ratioOverPositive } from "../../domain/ratios.ts";
+import { type AnnualMetadata, annualMetadata, latestAnnual } from "./growth.ts";
+import type { CompanyStatements, SplitEvent } from "./inputs.ts";
+import { capexOf, dividendsPaidOf, fieldValue, freeCashFlowOf, netBuybacksOf } from "./line-items.ts";
+import { sharesOnCurrentBasis } from "./shares.ts";
+import { type FlowPeriod, StatementBook } from "./statement-book.ts";
+
+/** Fields of spec §2.9 (money in reporting currency, shares in shares, ratios as fractions). */
+export interface CapitalAllocation {
+  operating_cash_flow: number | null;
+  capex: number | null;
+  free_cash_flow: number | null;
+  stock_based_compensation: number | null;
+  share_repurchases: number | null;
+  share_issuance: number | null;
+  net_buyback_amount: number | null;
+  dividends_paid: number | null;
+  acquisition_spend: number | null;
+  debt_issued: number | null;
+  debt_repaid: number | null;
+  net_debt_change: number | null;
+  share_count_diluted: number | null;
+  share_count_change_1y: number | null;
+  buyback_yield: number | null;
+  dividend_payout_ratio: number | null;
+}
+
+/** The stored capital-allocation row. */
+export interface CapitalAllocationResult {
+  metadata: AnnualMetadata;
+  capital_allocation: CapitalAllocation;
+}
+
+/** Inputs: statements and the latest market cap (null when there is no quote data). */
+export interface CapitalAllocationInput {
+  statements: CompanyStatements;
+  market_cap: number | null;
+  splits?: readonly SplitEvent[];
+}
+
+/** Diluted average shares of a period on today's split basis. */
+function dilutedShares(period: FlowPeriod | null, splits: readonly SplitEvent[]): number | null {
+  if (period === null) return null;
+  return sharesOnCurrentBasis(fieldValue(period.income, "diluted_average_shares"), period.last_filed, splits);
+}
+
+/** Capital allocation of the latest annual period; null without annual periods. */
+export function computeCapitalAllocation(input: CapitalAllocationInput): CapitalAllocationResult | null {
+  const book = StatementBook.of(input.statements);
+  const latest = latestAnnual(book);
+  if (latest === null) return null;
+  const splits = input.splits ?? [];
+  const cash = latest.cash_flow;
+  const debtIssued = fieldValue(cash, "debt_issuance");
+  const debtRepaid = magnitude(fieldValue(cash, "debt_payments"));
+  const netBuybacks = netBuybacksOf(cash);
+  const dividends = dividendsPaidOf(cash);
+  const shares = dilutedShares(latest, splits);
+  return {
+    metadata: annualMetadata(latest, CALCULATION_VERSION.capital_allocation),
+    capital_allocation: {
+      operating_cash_flow: fieldValue(cash, "cash_flow_from_operations"),
+      capex: capexOf(cash),
+      free_cash_flow: freeCashFlowOf(cash),
+      stock_based_compensation: fieldValue(cash, "stock_based_compensation"),
+      share_repurchases: magnitude(fieldValue(cash, "repurchase_of_stock")),
+      share_issuance: fieldValue(cash, "issuance_of_stock"),
+      net_buyback_amount: netBuybacks,
+      dividends_paid: dividends,
+      acquisition_spend: magnitude(fieldValue(cash, "purchase_of_business")),
+      debt_issued: debtIssued,
+      debt_repaid: debtRepaid,
+      net_debt_change: differencePresent(debtIssued, debtRepaid) ?? fieldValue(cash, "net_issuance_of_debt"),
+      share_count_diluted: shares,
+      share_count_change_1y: difference(shares, dilutedShares(book.flowYearsBefore(latest, 1), splits)),
+      buyback_yield: ratioOverPositive(netBuybacks, input.market_cap),
+      dividend_payout_ratio: ratioOverPositive(dividends, fieldValue(latest.income, "net_income")),
+    },
+  };
+}

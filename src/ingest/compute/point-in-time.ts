@@ -1,0 +1,120 @@
+/**
+ * Point-in-time fundamentals: what was public at a date. A statement period becomes known on
+ * its `first_filed` date (the first filing that reported it) and a shares-outstanding value
+ * on its `filed` date; nothing filed after the date is used. Dates are visited in
+ * non-decreasing order and each period is added once, so walking M month ends over P periods
+ * costs O(M + P) after one sort (docs/methodology.md, "Point in time").
+ */
+import type { StatementPeriod } from "../../domain/statements.ts";
+import type { BalanceValues, CompanyStatements, SharesObservation, SplitEvent } from "./inputs.ts";
+import { fieldValue } from "./line-items.ts";
+import { sharesOnCurrentBasis } from "./shares.ts";
+import { type FlowPeriod, StatementBook } from "./statement-book.ts";
+
+/** What was known about a company at one date. */
+export interface KnownFundamentals {
+  /** Latest full-year flow period (TTM, else annual) first filed on or before the date. */
+  flow: FlowPeriod | null;
+  /** The same kind of period one year before `flow` (for EPS growth). */
+  prior_flow: FlowPeriod | null;
+  /** Latest balance sheet first filed on or before the date. */
+  balance: BalanceValues | null;
+  /** Shares outstanding on today's split basis (see sharesAt). */
+  shares: number | null;
+  /** Reporting currency of the statements (flow period, else balance sheet). */
+  currency: string | null;
+}
+
+/** Nothing known: every fundamentals-based figure is null. */
+export const NOTHING_KNOWN: KnownFundamentals = {
+  flow: null,
+  prior_flow: null,
+  balance: null,
+  shares: null,
+  currency: null,
+};
+
+interface FilingEvent {
+  filed: string;
+  add: (book: StatementBook) => void;
+}
+
+function filingEvents(statements: CompanyStatements): FilingEvent[] {
+  const event = <P extends StatementPeriod>(p: P, add: (b: StatementBook, p: P) => void): FilingEvent => ({
+    filed: p.first_filed,
+    add: (b) => add(b, p),
+  });
+  return [
+    ...statements.income_statement.map((p) => event(p, (b, q) => b.addIncome(q))),
+    ...statements.cash_flow_statement.map((p) => event(p, (b, q) => b.addCashFlow(q))),
+    ...statements.balance_sheet.map((p) => event(p, (b, q) => b.addBalance(q))),
+  ].sort((a, b) => (a.filed < b.filed ? -1 : a.filed > b.filed ? 1 : 0));
+}
+
+/** Walks forward in time over one company's filings, answering "what was known at date D". */
+export class PointInTimeFundamentals {
+  private readonly book = new StatementBook();
+  private readonly events: FilingEvent[];
+  private readonly observations: SharesObservation[];
+  private nextEvent = 0;
+  private nextObservation = 0;
+  private latestObservation: SharesObservation | null = null;
+  private lastDate = "";
+  private known: KnownFundamentals | null = null;
+
+  constructor(
+    statements: CompanyStatements,
+    shares: readonly SharesObservation[],
+    private readonly splits: readonly SplitEvent[] = [],
+  ) {
+    this.events = filingEvents(statements);
+    this.observations = shares
+      .filter((o) => Number.isFinite(o.value) && o.value > 0)
+      .sort((a, b) => (a.filed < b.filed ? -1 : a.filed > b.filed ? 1 : 0));
+  }
+
+  /** Fundamentals known on `date`. Dates must not decrease between calls. */
+  at(date: string): KnownFundamentals {
+    if (date < this.lastDate) throw new RangeError(`dates must not decrease: ${date} after ${this.lastDate}`);
+    this.lastDate = date;
+    let changed = this.known === null;
+    for (; this.nextEvent < this.events.length; this.nextEvent++) {
+      const event = this.events[this.nextEvent];
+      if (event === undefined || event.filed > date) break;
+      event.add(this.book);
+      changed = true;
+    }
+    for (; this.nextObservation < this.observations.length; this.nextObservation++) {
+      const o = this.observations[this.nextObservation];
+      if (o === undefined || o.filed > date) break;
+      if (this.latestObservation === null || o.date >= this.latestObservation.date)
+        this.latestObservation = o;
+      changed = true;
+    }
+    if (changed || this.known === null) this.known = this.summarize();
+    return this.known;
+  }
+
+  private summarize(): KnownFundamentals {
+    const flow = this.book.latestFlow();
+    return {
+      flow,
+      prior_flow: flow === null ? null : this.book.flowYearsBefore(flow, 1),
+      balance: this.book.latestBalance(),
+      shares: this.sharesAt(flow),
+      currency: flow?.currency ?? this.book.latestBalanceCurrency(),
+    };
+  }
+
+  /**
+   * The latest dei shares-outstanding value (by as-of date) filed so far, else the diluted
+   * average shares of the known flow period; both converted to today's split basis.
+   */
+  private sharesAt(flow: FlowPeriod | null): number | null {
+    const o = this.latestObservation;
+    if (o !== null) return sharesOnCurrentBasis(o.value, o.date, this.splits);
+    const diluted = fieldValue(flow?.income, "diluted_average_shares");
+    if (flow === null || diluted === null || diluted <= 0) return null;
+    return sharesOnCurrentBasis(diluted, flow.last_filed, this.splits);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The two monthly valuation series: the securities family's point-in-time history (§2.5)
+ * and the stocks family's points with today's fundamentals applied to past prices (§2.6).
+ * Both use the last trading day of each month in the price series.
+ */
+import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { ratioOverPositive } from "../../domain/ratios.ts";
+import { freeCashFlowOf } from "./line-items.ts";
+import { trailingPercentiles } from "./percentile.ts";
+import { PointInTimeFundamentals } from "./point-in-time.ts";
+import { monthEndPrices, validPrices } from "./prices.ts";
+import {
+  computeMultiples,
+  forwardPe,
+  inPriceCurrency,
+  marketCapOf,
+  type ValuationInput,
+} from "./valuation.ts";
+
+/** One row of `valuation_history` (spec §2.5). */
+export interface ValuationHistoryRow {
+  date: string;
+  market_cap: number | null;
+  enterprise_value: number | null;
+  pe_ratio: number | null;
+  pb_ratio: number | null;
+  ps_ratio: number | null;
+  peg_ratio: number | null;
+  ev_to_revenue: number | null;
+  ev_to_ebitda: number | null;
+  earnings_yield: number | null;
+  fcf_yield: number | null;
+}
+
+/** One element of `points` (spec §2.6). */
+export interface ValuationPoint {
+  date: string;
+  price: number;
+  market_cap: number | null;
+  enterprise_value: number | null;
+  pe: number | null;
+  forward_pe: number | null;
+  pb: number | null;
+  price_to_fcf: number | null;
+  ev_to_revenue: number | null;
+  ev_to_ebitda: number | null;
+  fcf_yield: number | null;
+  earnings_yield: number | null;
+  valuation_percentile_3y: number | null;
+  valuation_percentile_5y: number | null;
+  valuation_percentile_10y: number | null;
+}
+
+/** The stocks-family series with its methodology version. */
+export interface ValuationPoints {
+  calculation_version: string;
+  points: ValuationPoint[];
+}
+
+/**
+ * Point-in-time monthly history: each month end uses only statements first filed and
+ * shares reported on or before it. Rows start at the first month end with a market cap.
+ * O(months + periods) after sorting.
+ */
+export function computeValuationHistory(
+  input: Omit<ValuationInput, "dividends" | "estimates">,
+): ValuationHistoryRow[] {
+  const splits = input.splits ?? [];
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const rows: ValuationHistoryRow[] = [];
+  for (const bar of monthEndPrices(validPrices(input.prices))) {
+    const known = inPriceCurrency(pit.at(bar.date), input.price_currency);
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, splits);
+    if (m.market_cap === null) continue;
+    rows.push({
+      date: bar.date,
+      market_cap: m.market_cap,
+      enterprise_value: m.enterprise_value,
+      pe_ratio: m.pe_ratio,
+      pb_ratio: m.pb_ratio,
+      ps_ratio: m.ps_ratio,
+      peg_ratio: m.peg_ratio,
+      ev_to_revenue: m.ev_to_revenue,
+      ev_to_ebitda: m.ev_to_ebitda,
+      earnings_yield: m.earnings_yield,
+      fcf_yield: m.fcf_yield,
+    });
+  }
+  return rows;
+}
+
+/**
+ * Monthly points with the fundamentals known on the last price date (the snapshot's
+ * anchors) applied to every month-end close: market cap = close × today's shares (closes are
+ * split-adjusted, so both are on today's basis), EV = market cap + today's net claims.
+ */
+export function computeValuationPoints(input: Omit<ValuationInput, "dividends">): ValuationPoints {
+  const splits = input.splits ?? [];
+  const prices = validPrices(input.prices);
+  const last = prices[prices.length - 1];
+  const version = CALCULATION_VERSION.valuation_points;
+  if (last === undefined) return { calculation_version: version, points: [] };
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const known = inPriceCurrency(pit.at(last.date), input.price_currency);
+  const fcf = freeCashFlowOf(known.flow?.cash_flow ?? null);
+  const points = monthEndPrices(prices).map((bar): ValuationPoint => {
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, splits);
+    return {
+      date: bar.date,
+      price: bar.close,
+      market_cap: m.market_cap,
+      enterprise_value: m.enterprise_value,
+      pe: m.pe_ratio,
+      forward_pe: forwardPe(bar.close, input.estimates),
+      pb: m.pb_ratio,
+      price_to_fcf: ratioOverPositive(m.market_cap, fcf),
+      ev_to_revenue: m.ev_to_revenue,
+      ev_to_ebitda: m.ev_to_ebitda,
+      fcf_yield: m.fcf_yield,
+      earnings_yield: m.earnings_yield,
+      valuation_percentile_3y: null,
+      valuation_percentile_5y: null,
+      valuation_percentile_10y: null,
+    };
+  });
+  addPercentiles(points);
+  return { calculation_version: version, points };
+}
+
+/** Fills the 3/5/10-year trailing percentile ranks of each point's P/E. */
+function addPercentiles(points: ValuationPoint[]): void {
+  const dates = points.map((p) => p.date);
+  const pes = points.map((p) => p.pe);
+  const [p3, p5, p10] = [36, 60, 120].map((months) => trailingPercentiles(dates, pes, months));
+  points.forEach((p, i) => {
+    p.valuation_percentile_3y = p3?.[i] ?? null;
+    p.valuation_percentile_5y = p5?.[i] ?? null;
+    p.valuation_percentile_10y = p10?.[i] ?? null;
+  });
+}

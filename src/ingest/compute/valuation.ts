@@ -1,0 +1,148 @@
+/**
+ * Valuation multiples (spec §2.4) from a market cap and the fundamentals known at a date.
+ * One formula set serves the snapshot, the point-in-time history (§2.5) and the
+ * anchored monthly points (§2.6); see docs/methodology.md, "Valuation".
+ */
+import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { finiteOrNull, growthRate, ratio, ratioOverPositive } from "../../domain/ratios.ts";
+import { trailingDividendSum } from "./dividend.ts";
+import type {
+  CompanyStatements,
+  DividendRow,
+  EstimateSignals,
+  PriceBar,
+  SharesObservation,
+  SplitEvent,
+} from "./inputs.ts";
+import { ebitdaOf, fieldValue, freeCashFlowOf, netClaimsOf, netDebtOf } from "./line-items.ts";
+import { type KnownFundamentals, NOTHING_KNOWN, PointInTimeFundamentals } from "./point-in-time.ts";
+import { validPrices } from "./prices.ts";
+import { perShareOnCurrentBasis } from "./shares.ts";
+import type { FlowPeriod } from "./statement-book.ts";
+
+/** Multiples computed from a market cap and known fundamentals. */
+export interface ValuationMultiples {
+  market_cap: number | null;
+  enterprise_value: number | null;
+  net_debt: number | null;
+  pe_ratio: number | null;
+  pb_ratio: number | null;
+  ps_ratio: number | null;
+  peg_ratio: number | null;
+  ev_to_revenue: number | null;
+  ev_to_ebitda: number | null;
+  ev_to_fcf: number | null;
+  earnings_yield: number | null;
+  fcf_yield: number | null;
+}
+
+/** The valuation snapshot (spec §2.4). */
+export interface ValuationSnapshot extends ValuationMultiples {
+  date: string;
+  calculation_version: string;
+  forward_pe: number | null;
+  dividend_yield: number | null;
+}
+
+/** Inputs of the valuation snapshot and the two histories. */
+export interface ValuationInput {
+  statements: CompanyStatements;
+  prices: readonly PriceBar[];
+  shares: readonly SharesObservation[];
+  splits?: readonly SplitEvent[];
+  /** Dividend rows; null or absent when no dividend data was imported (yield is then null). */
+  dividends?: readonly DividendRow[] | null;
+  estimates?: EstimateSignals | null;
+  /** Currency of the prices; when the statements report in another one, no multiple is computed. */
+  price_currency?: string | null;
+}
+
+/**
+ * The fundamentals usable with prices quoted in `priceCurrency`: nothing when the statements
+ * report in another currency (typically a foreign filer's ADR, where neither the FX rate nor
+ * the ADR ratio is known). An absent price currency is taken to match.
+ */
+export function inPriceCurrency(
+  known: KnownFundamentals,
+  priceCurrency: string | null | undefined,
+): KnownFundamentals {
+  const mismatch = priceCurrency && known.currency !== null && known.currency !== priceCurrency;
+  return mismatch ? NOTHING_KNOWN : known;
+}
+
+/** Diluted EPS of a flow period on today's split basis. */
+function dilutedEps(flow: FlowPeriod | null, splits: readonly SplitEvent[]): number | null {
+  if (flow === null) return null;
+  return perShareOnCurrentBasis(fieldValue(flow.income, "diluted_eps"), flow.last_filed, splits);
+}
+
+/** Trailing PEG: P/E ÷ (one-year diluted EPS growth × 100); null unless the growth is > 0. */
+function pegRatio(pe: number | null, known: KnownFundamentals, splits: readonly SplitEvent[]): number | null {
+  const growth = growthRate(dilutedEps(known.prior_flow, splits), dilutedEps(known.flow, splits));
+  return growth === null ? null : ratioOverPositive(pe, growth * 100);
+}
+
+/** Market cap = close × shares on today's split basis; null when either is missing or ≤ 0. */
+export function marketCapOf(close: number | null, shares: number | null): number | null {
+  if (close === null || shares === null || close <= 0 || shares <= 0) return null;
+  return finiteOrNull(close * shares);
+}
+
+/** Every multiple of §2.4 except forward P/E and dividend yield. */
+export function computeMultiples(
+  marketCap: number | null,
+  known: KnownFundamentals,
+  splits: readonly SplitEvent[] = [],
+): ValuationMultiples {
+  const income = known.flow?.income ?? null;
+  const cash = known.flow?.cash_flow ?? null;
+  const netIncome = fieldValue(income, "net_income");
+  const revenue = fieldValue(income, "revenue");
+  const fcf = freeCashFlowOf(cash);
+  const claims = netClaimsOf(known.balance);
+  const ev = marketCap === null || claims === null ? null : marketCap + claims;
+  const pe = ratioOverPositive(marketCap, netIncome);
+  return {
+    market_cap: marketCap,
+    enterprise_value: ev,
+    net_debt: netDebtOf(known.balance),
+    pe_ratio: pe,
+    pb_ratio: ratioOverPositive(marketCap, fieldValue(known.balance, "total_stockholders_equity")),
+    ps_ratio: ratioOverPositive(marketCap, revenue),
+    peg_ratio: pegRatio(pe, known, splits),
+    ev_to_revenue: ratioOverPositive(ev, revenue),
+    ev_to_ebitda: ratioOverPositive(ev, ebitdaOf(income, cash)),
+    ev_to_fcf: ratioOverPositive(ev, fcf),
+    earnings_yield: ratioOverPositive(netIncome, marketCap),
+    fcf_yield: ratioOverPositive(fcf, marketCap),
+  };
+}
+
+/** Forward P/E = price ÷ next-fiscal-year EPS estimate; null when the estimate is ≤ 0. */
+export function forwardPe(
+  price: number | null,
+  estimates: EstimateSignals | null | undefined,
+): number | null {
+  return ratioOverPositive(price, estimates?.eps_est_next_fy ?? null);
+}
+
+/**
+ * The valuation on the last price date, using only statements first filed and shares
+ * reported on or before that date. Null without prices.
+ */
+export function computeValuationSnapshot(input: ValuationInput): ValuationSnapshot | null {
+  const prices = validPrices(input.prices);
+  const last = prices[prices.length - 1];
+  if (last === undefined) return null;
+  const splits = input.splits ?? [];
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const known = inPriceCurrency(pit.at(last.date), input.price_currency);
+  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known, splits);
+  return {
+    date: last.date,
+    calculation_version: CALCULATION_VERSION.valuation,
+    ...multiples,
+    forward_pe: forwardPe(last.close, input.estimates),
+    dividend_yield: ratio(trailingDividendSum(input.dividends ?? null, last.date), last.close),
+  };
+}

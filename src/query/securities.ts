@@ -1,0 +1,82 @@
+import { tickerKey } from "../domain/tickers.ts";
+import type { Row } from "./duckdb.ts";
+
+/** A security as served (spec §2.1) plus what the read side needs to find its data. */
+export interface Security {
+  security_id: string;
+  ticker: string;
+  ticker_key: string;
+  cik: string | null;
+  name: string;
+  exchange: string | null;
+  security_type: string | null;
+  currency_code: string | null;
+  composite_figi: string | null;
+  share_class_figi: string | null;
+  active: boolean;
+}
+
+export interface SearchPage {
+  rows: Security[];
+  total: number;
+}
+
+/**
+ * All securities of a snapshot in memory (tens of thousands at most): ticker resolution in
+ * O(1) and search by a scan that ranks exact ticker, then ticker prefix, then name match.
+ */
+export class SecurityIndex {
+  private readonly byKey = new Map<string, Security>();
+  private readonly names: { security: Security; name: string }[] = [];
+
+  constructor(rows: Row[]) {
+    for (const row of rows) {
+      const security = row as unknown as Security;
+      this.byKey.set(security.ticker_key, security);
+      this.names.push({ security, name: security.name.toLowerCase() });
+    }
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** The security for a ticker in any case and share-class spelling, or null. */
+  resolve(ticker: string): Security | null {
+    return this.byKey.get(tickerKey(ticker)) ?? null;
+  }
+
+  /**
+   * Ranked search. Rank: exact ticker, ticker prefix, name starting with the query, every
+   * query word in the name; within a rank, active listings first, then shorter tickers,
+   * then alphabetical.
+   */
+  search(query: string, page: number, perPage: number): SearchPage {
+    const key = tickerKey(query);
+    const text = query.trim().toLowerCase();
+    const words = text.split(/\s+/).filter(Boolean);
+    const hits: { security: Security; rank: number }[] = [];
+    for (const { security, name } of this.names) {
+      const rank =
+        security.ticker_key === key
+          ? 0
+          : security.ticker_key.startsWith(key)
+            ? 1
+            : name.startsWith(text)
+              ? 2
+              : words.every((w) => name.includes(w))
+                ? 3
+                : -1;
+      if (rank >= 0) hits.push({ security, rank });
+    }
+    hits.sort(
+      (a, b) =>
+        a.rank - b.rank ||
+        Number(b.security.active) - Number(a.security.active) ||
+        a.security.ticker.length - b.security.ticker.length ||
+        a.security.ticker.localeCompare(b.security.ticker),
+    );
+    const start = (page - 1) * perPage;
+    return { rows: hits.slice(start, start + perPage).map((h) => h.security), total: hits.length };
+  }
+}

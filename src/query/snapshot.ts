@@ -1,0 +1,172 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import type { TableName } from "../domain/snapshot-tables.ts";
+import type { QuoteRow } from "../ingest/compute/quote.ts";
+import type { Logger } from "../log.ts";
+import { type Manifest, readCurrent, readManifest, snapshotDir } from "../snapshots.ts";
+import { type CompanyRow, loadCompanies } from "./companies.ts";
+import { Db, type Row, type SqlParams } from "./duckdb.ts";
+import { SecurityIndex } from "./securities.ts";
+
+/** Connections per snapshot: one per core is enough for DuckDB's own parallelism. */
+const POOL_SIZE = 2;
+let generation = 0;
+
+/**
+ * One activated snapshot: its manifest, the small tables held in memory, and DuckDB
+ * connections whose default schema holds one view per Parquet file. Immutable once loaded;
+ * closed only after the last request holding it has finished.
+ */
+export class LoadedSnapshot {
+  private holders = 0;
+  private retired = false;
+  private next = 0;
+
+  private constructor(
+    readonly manifest: Manifest,
+    readonly securities: SecurityIndex,
+    readonly companies: Map<string, CompanyRow>,
+    readonly quotes: Map<string, QuoteRow>,
+    private readonly pool: Db[],
+    private readonly schema: string,
+  ) {}
+
+  static async load(instance: DuckDBInstance, dataDir: string, id: string): Promise<LoadedSnapshot> {
+    const manifest = readManifest(dataDir, id);
+    const dir = snapshotDir(dataDir, id);
+    const schema = `snap_${++generation}`;
+    const setup = await Db.connect(instance);
+    try {
+      await setup.run(`CREATE SCHEMA ${schema}`);
+      for (const [table, entry] of Object.entries(manifest.tables)) {
+        const path = join(dir, entry.file).replaceAll("'", "''");
+        // Table names come from our manifest schema and paths from our data dir: no input.
+        await setup.run(
+          `CREATE VIEW ${schema}.${table as TableName} AS SELECT * FROM read_parquet('${path}')`,
+        );
+      }
+    } finally {
+      setup.close();
+    }
+    const pool: Db[] = [];
+    for (let i = 0; i < POOL_SIZE; i++) {
+      const db = await Db.connect(instance);
+      await db.run(`SET schema = '${schema}'`);
+      pool.push(db);
+    }
+    const first = pool[0] as Db;
+    const has = (t: TableName) => t in manifest.tables;
+    const securities = new SecurityIndex(
+      has("securities") ? await first.all("SELECT * FROM securities") : [],
+    );
+    const companies = loadCompanies(has("companies") ? await first.all("SELECT * FROM companies") : []);
+    const quotes = new Map(
+      (has("quotes") ? await first.all<QuoteRow>("SELECT * FROM quotes") : []).map((q) => [q.security_id, q]),
+    );
+    return new LoadedSnapshot(manifest, securities, companies, quotes, pool, schema);
+  }
+
+  get id(): string {
+    return this.manifest.id;
+  }
+
+  /** True when the snapshot has this table (a source that was not imported has none). */
+  has(table: TableName): boolean {
+    return table in this.manifest.tables;
+  }
+
+  /** Runs a parameterised query on the next pooled connection. */
+  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]> {
+    const db = this.pool[this.next++ % this.pool.length] as Db;
+    return db.all<T>(sql, params);
+  }
+
+  /** Marks a request as using this snapshot; pair with `release`. */
+  acquire(): this {
+    this.holders++;
+    return this;
+  }
+
+  release(): void {
+    this.holders--;
+    if (this.retired && this.holders === 0) this.close();
+  }
+
+  /** No new requests will get this snapshot; it closes when the last holder releases. */
+  retire(): void {
+    this.retired = true;
+    if (this.holders === 0) this.close();
+  }
+
+  private close(): void {
+    const [first] = this.pool;
+    first?.run(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`).finally(() => {
+      for (const db of this.pool) db.close();
+    });
+  }
+}
+
+/**
+ * Which snapshot is served. Follows `CURRENT`: a snapshot activated by another process (the
+ * CLI) is loaded and swapped in without a restart; requests in flight finish on the one they
+ * started with.
+ */
+export class SnapshotService {
+  private active: LoadedSnapshot | null = null;
+  private loading: Promise<void> | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly dataDir: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The served snapshot, acquired for one request (release it), or null when none is active. */
+  acquire(): LoadedSnapshot | null {
+    return this.active?.acquire() ?? null;
+  }
+
+  current(): LoadedSnapshot | null {
+    return this.active;
+  }
+
+  /** Loads whatever CURRENT names, if it is not already served. */
+  refresh(): Promise<void> {
+    this.loading ??= this.loadCurrent().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  /** Polls CURRENT every `ms` milliseconds. */
+  watch(ms: number): void {
+    this.timer = setInterval(() => void this.refresh(), ms);
+    this.timer.unref?.();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.active?.retire();
+    this.active = null;
+  }
+
+  private async loadCurrent(): Promise<void> {
+    const id = readCurrent(this.dataDir);
+    if (id === null || id === this.active?.id) return;
+    if (!existsSync(join(snapshotDir(this.dataDir, id), "manifest.json"))) return;
+    try {
+      const next = await LoadedSnapshot.load(this.instance, this.dataDir, id);
+      const previous = this.active;
+      this.active = next;
+      previous?.retire();
+      this.log.info("snapshot activated", { snapshot: id });
+    } catch (error) {
+      this.log.error("snapshot load failed; still serving the previous one", {
+        snapshot: id,
+        error: String(error),
+      });
+    }
+  }
+}
