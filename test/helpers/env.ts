@@ -1,0 +1,27 @@
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "bun:test";
+
+/** The shared real-data folder, or null (tests that need it are skipped with a notice). */
+export const FIXTURES = process.env.STOCKD_FIXTURES && existsSync(process.env.STOCKD_FIXTURES) ? process.env.STOCKD_FIXTURES : null;
+if (!FIXTURES) console.warn("STOCKD_FIXTURES is not set: tests on real SEC/price files are skipped");
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed after the test file. */
+export function tempDir(prefix = "stockd-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Copies a directory tree into a fresh temporary directory. */
+export function copyToTemp(source: string): string {
+  const dir = tempDir();
+  cpSync(source, dir, { recursive: true });
+  return dir;
+}

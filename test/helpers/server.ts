@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AccountsStore } from "../../src/accounts/store.ts";
+import { loadConfig } from "../../src/config.ts";
+import { buildDemo } from "../../src/demo/index.ts";
+import { importSources } from "../../src/ingest/import.ts";
+import { createLogger } from "../../src/log.ts";
+import { type RunningServer, startServer } from "../../src/server.ts";
+import { copyToTemp, tempDir } from "./env.ts";
+
+/** Data directories built once per test process and copied for each test server. */
+const templates = new Map<string, Promise<string>>();
+
+function template(name: string, build: (dataDir: string) => Promise<unknown>): Promise<string> {
+  let dir = templates.get(name);
+  if (!dir) {
+    dir = (async () => {
+      // Kept for the whole test process (other files copy it), removed when it exits.
+      const d = mkdtempSync(join(tmpdir(), "stockd-template-"));
+      process.once("exit", () => rmSync(d, { recursive: true, force: true }));
+      await build(d);
+      return d;
+    })();
+    templates.set(name, dir);
+  }
+  return dir;
+}
+
+/** A data dir holding the demo snapshot (a private copy). */
+export async function demoDataDir(): Promise<string> {
+  return copyToTemp(await template("demo", (d) => buildDemo(d)));
+}
+
+/** A data dir holding a snapshot imported from a source directory (a private copy). */
+export async function importedDataDir(from: string): Promise<string> {
+  return copyToTemp(await template(`import:${from}`, (d) => importSources(from, d)));
+}
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  /** Creates a user with `credits` and a key; returns both. */
+  newKey(credits: number, opts?: { expiresAt?: string | null }): { userId: string; key: string; keyId: string };
+  /** GET with the key as a Bearer token. */
+  get(path: string, key?: string | null, init?: RequestInit): Promise<Response>;
+}
+
+let users = 0;
+
+/** Starts the real server on a free port over `dataDir` (a fresh empty one by default). */
+export async function startTestServer(dataDir?: string, opts: { pollMs?: number } = {}): Promise<TestServer> {
+  const dir = dataDir ?? tempDir();
+  const config = { ...loadConfig({ dataDir: dir, port: "0", host: "127.0.0.1" }, {}), accountsPollMs: opts.pollMs ?? 200 };
+  const server = await startServer(config, createLogger("silent"));
+  return {
+    ...server,
+    dataDir: dir,
+    newKey(credits, o = {}) {
+      const user = server.accounts.createUser(`user${++users}@example.test`, credits);
+      if (!user.ok) throw new Error(user.message);
+      const { key, info } = server.accounts.createKey(user.value.id, null, o.expiresAt ?? null);
+      return { userId: user.value.id, key, keyId: info.id };
+    },
+    get(path, key, init = {}) {
+      const headers = new Headers(init.headers);
+      if (key) headers.set("authorization", `Bearer ${key}`);
+      return fetch(`${server.url}${path}`, { ...init, headers });
+    },
+  };
+}
+
+/** A second connection to a server's accounts DB, as the CLI would open it. */
+export function openAccounts(dataDir: string): AccountsStore {
+  return AccountsStore.open(join(dataDir, "accounts.db"));
+}

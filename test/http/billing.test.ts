@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { main } from "../../src/index.ts";
+import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer(await demoDataDir());
+});
+afterAll(() => server.stop());
+
+const quiet = { out: () => {}, err: () => {} };
+
+describe("billing", () => {
+  test("a 2xx call costs exactly its price and says so in the headers", async () => {
+    const { key, userId } = server.newKey(10);
+    const res = await server.get("/stocks/DWGT/profile", key);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-credits-charged")).toBe("1");
+    expect(res.headers.get("x-credits-remaining")).toBe("9");
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.accounts.getBalance(userId)).toBe(9);
+  });
+
+  test("4xx responses cost nothing", async () => {
+    const { key, userId } = server.newKey(10);
+    const bad = [
+      "/stocks/NOSUCH/profile",
+      "/stocks/DWGT/price?start_date=2024-01-01",
+      "/stocks/DWGT/price?start_date=2024-02-30&end_date=2024-03-01",
+      "/stocks/DWGT/secfiling?limit=0",
+      "/securities/search?query=x&per_page=101",
+      "/no/such/route",
+    ];
+    for (const path of bad) {
+      const res = await server.get(path, key);
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get("x-credits-charged") ?? "0", path).toBe("0");
+    }
+    expect(server.accounts.getBalance(userId)).toBe(10);
+    expect(server.accounts.ledgerSum(userId)).toBe(10);
+  });
+
+  test("an empty balance gets 402 problem+json and is not charged", async () => {
+    const { key, userId } = server.newKey(0);
+    const res = await server.get("/stocks/DWGT/profile", key);
+    expect(res.status).toBe(402);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe("insufficient_credits");
+    expect(server.accounts.getBalance(userId)).toBe(0);
+  });
+
+  test("/account and /health are free", async () => {
+    const { key, userId } = server.newKey(3);
+    expect((await server.get("/account", key)).status).toBe(200);
+    expect((await server.get("/health")).status).toBe(200);
+    expect(server.accounts.getBalance(userId)).toBe(3);
+  });
+
+  test("a balance of 5 and 40 simultaneous calls: exactly 5 succeed, 35 get 402, balance ends at 0", async () => {
+    const { key, userId } = server.newKey(5);
+    const responses = await Promise.all(Array.from({ length: 40 }, () => server.get("/stocks/DWGT/profile", key)));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(5);
+    expect(statuses.filter((s) => s === 402).length).toBe(35);
+    expect(server.accounts.getBalance(userId)).toBe(0);
+    expect(server.accounts.ledgerSum(userId)).toBe(0);
+    const usage = server.accounts.usageSince(userId, "1970-01-01");
+    expect(usage).toEqual([{ endpoint: "profile", calls: 5, credits: 5 }]);
+  });
+
+  test("the ledger sums to the balance after mixed calls and grants", async () => {
+    const { key, userId } = server.newKey(20);
+    const paths = ["/stocks/DWGT/profile", "/stocks/NOSUCH/profile", "/securities/DWGT/quote", "/securities/search?query=demo"];
+    for (let i = 0; i < 12; i++) await server.get(paths[i % paths.length] as string, key);
+    server.accounts.grantCredits(userId, 7, "top-up");
+    expect(server.accounts.getBalance(userId)).toBe(20 - 9 + 7);
+    expect(server.accounts.ledgerSum(userId)).toBe(server.accounts.getBalance(userId) as number);
+  });
+
+  test("a credit grant made through the CLI is usable by the running server at once", async () => {
+    const { key, userId } = server.newKey(0);
+    expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(402);
+    const code = await main(["credits", "grant", "--user", userId, "--amount", "2", "--data-dir", server.dataDir], quiet);
+    expect(code).toBe(0);
+    expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);
+    expect(server.accounts.getBalance(userId)).toBe(1);
+  });
+
+  test("the ledger refuses updates and deletes", () => {
+    const store = openAccounts(server.dataDir);
+    try {
+      expect(() => store.db.exec("UPDATE ledger SET delta = 1000")).toThrow(/append-only/);
+      expect(() => store.db.exec("DELETE FROM ledger")).toThrow(/append-only/);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe("server errors", () => {
+  test("a 500 costs nothing and does not leak the cause", async () => {
+    const { rmSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const broken = await startTestServer(await demoDataDir());
+    try {
+      const id = broken.snapshots.current()?.id as string;
+      rmSync(join(broken.dataDir, "snapshots", id, "prices.parquet"));
+      const { key, userId } = broken.newKey(5);
+      const res = await broken.get("/stocks/DWGT/price?start_date=2024-01-01&end_date=2024-01-31", key);
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).not.toMatch(/parquet|duckdb|IO Error|snapshots|\/tmp/i);
+      expect((JSON.parse(text) as { code: string }).code).toBe("internal");
+      expect(res.headers.get("x-credits-charged")).toBe("0");
+      expect(broken.accounts.getBalance(userId)).toBe(5);
+    } finally {
+      await broken.stop();
+    }
+  });
+});
