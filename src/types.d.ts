@@ -3,3 +3,9 @@ declare module "swagger-ui-dist/*" {
   const path: string;
   export default path;
 }
+
+// The DuckDB library embedded in the binary (imported with `type: "file"` by query/duckdb.ts).
+declare module "@duckdb/node-bindings-linux-x64/libduckdb.so" {
+  const path: string;
+  export default path;
+}

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
 import { Db, openDuckDb } from "../query/duckdb.ts";
@@ -37,6 +37,9 @@ export async function writeSnapshot(
       const rows = tables[name];
       if (rows) entries[name] = await writeTable(db, staging, name, rows);
     }
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
   } finally {
     db.close();
     instance.closeSync();

@@ -1,10 +1,11 @@
+import { afterAll } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "bun:test";
 
 /** The shared real-data folder, or null (tests that need it are skipped with a notice). */
-export const FIXTURES = process.env.STOCKD_FIXTURES && existsSync(process.env.STOCKD_FIXTURES) ? process.env.STOCKD_FIXTURES : null;
+export const FIXTURES =
+  process.env.STOCKD_FIXTURES && existsSync(process.env.STOCKD_FIXTURES) ? process.env.STOCKD_FIXTURES : null;
 if (!FIXTURES) console.warn("STOCKD_FIXTURES is not set: tests on real SEC/price files are skipped");
 
 const made: string[] = [];

@@ -40,7 +40,10 @@ export async function importedDataDir(from: string): Promise<string> {
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** Creates a user with `credits` and a key; returns both. */
-  newKey(credits: number, opts?: { expiresAt?: string | null }): { userId: string; key: string; keyId: string };
+  newKey(
+    credits: number,
+    opts?: { expiresAt?: string | null },
+  ): { userId: string; key: string; keyId: string };
   /** GET with the key as a Bearer token. */
   get(path: string, key?: string | null, init?: RequestInit): Promise<Response>;
 }
@@ -50,7 +53,10 @@ let users = 0;
 /** Starts the real server on a free port over `dataDir` (a fresh empty one by default). */
 export async function startTestServer(dataDir?: string, opts: { pollMs?: number } = {}): Promise<TestServer> {
   const dir = dataDir ?? tempDir();
-  const config = { ...loadConfig({ dataDir: dir, port: "0", host: "127.0.0.1" }, {}), accountsPollMs: opts.pollMs ?? 200 };
+  const config = {
+    ...loadConfig({ dataDir: dir, port: "0", host: "127.0.0.1" }, {}),
+    accountsPollMs: opts.pollMs ?? 200,
+  };
   const server = await startServer(config, createLogger("silent"));
   return {
     ...server,

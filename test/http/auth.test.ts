@@ -79,7 +79,8 @@ describe("authentication", () => {
   });
 
   test("/health, /openapi.json and /docs need no key; everything else does", async () => {
-    for (const path of ["/health", "/openapi.json", "/docs"]) expect((await server.get(path)).status, path).toBe(200);
+    for (const path of ["/health", "/openapi.json", "/docs"])
+      expect((await server.get(path)).status, path).toBe(200);
     for (const path of ["/account", "/securities/search?query=a", "/sec_filings"]) {
       expect((await server.get(path)).status, path).toBe(401);
     }

@@ -60,7 +60,9 @@ describe("billing", () => {
 
   test("a balance of 5 and 40 simultaneous calls: exactly 5 succeed, 35 get 402, balance ends at 0", async () => {
     const { key, userId } = server.newKey(5);
-    const responses = await Promise.all(Array.from({ length: 40 }, () => server.get("/stocks/DWGT/profile", key)));
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, () => server.get("/stocks/DWGT/profile", key)),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200).length).toBe(5);
     expect(statuses.filter((s) => s === 402).length).toBe(35);
@@ -72,7 +74,12 @@ describe("billing", () => {
 
   test("the ledger sums to the balance after mixed calls and grants", async () => {
     const { key, userId } = server.newKey(20);
-    const paths = ["/stocks/DWGT/profile", "/stocks/NOSUCH/profile", "/securities/DWGT/quote", "/securities/search?query=demo"];
+    const paths = [
+      "/stocks/DWGT/profile",
+      "/stocks/NOSUCH/profile",
+      "/securities/DWGT/quote",
+      "/securities/search?query=demo",
+    ];
     for (let i = 0; i < 12; i++) await server.get(paths[i % paths.length] as string, key);
     server.accounts.grantCredits(userId, 7, "top-up");
     expect(server.accounts.getBalance(userId)).toBe(20 - 9 + 7);
@@ -82,7 +89,10 @@ describe("billing", () => {
   test("a credit grant made through the CLI is usable by the running server at once", async () => {
     const { key, userId } = server.newKey(0);
     expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(402);
-    const code = await main(["credits", "grant", "--user", userId, "--amount", "2", "--data-dir", server.dataDir], quiet);
+    const code = await main(
+      ["credits", "grant", "--user", userId, "--amount", "2", "--data-dir", server.dataDir],
+      quiet,
+    );
     expect(code).toBe(0);
     expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);
     expect(server.accounts.getBalance(userId)).toBe(1);

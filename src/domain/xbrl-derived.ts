@@ -1,0 +1,201 @@
+/**
+ * Statement fields computed from other fields when the filer does not report them. Each
+ * rule fills its field only when no concept of the mapping table did, and runs in the order
+ * listed, so later rules see earlier results (gross profit before operating expense, EBIT
+ * before EBITDA). Rules run on each period's values, including TTM periods, whose flows are
+ * sums of quarters; a ratio is therefore the ratio of the TTM sums, not a sum of ratios.
+ * Signs follow `xbrl-mapping.ts`: capital expenditure and debt repayments are negative.
+ */
+import { difference, ratioOverPositive, sumPresent } from "./ratios.ts";
+
+/** Reads a field of the same period (statement fields and aux helper lines alike). */
+export type FieldReader = (field: string) => number | null;
+
+/** One derivation: `field` = `compute(...)`, described in words by `rule`. */
+export interface DerivedRule {
+  field: string;
+  rule: string;
+  compute: (get: FieldReader) => number | null;
+}
+
+const sumBoth = (a: number | null, b: number | null): number | null =>
+  a === null || b === null ? null : a + b;
+
+/** Short-term + long-term debt including finance leases; null when neither side is known. */
+function totalDebt(get: FieldReader): number | null {
+  const short = get("short_term_debt_and_capital_lease_obligation") ?? get("short_term_debt");
+  const long = get("long_term_debt_and_capital_lease_obligation") ?? get("long_term_debt");
+  return sumPresent(short, long);
+}
+
+/** The derivation rules, in evaluation order. */
+export const DERIVED_RULES: readonly DerivedRule[] = [
+  // Income statement.
+  {
+    field: "gross_profit",
+    rule: "revenue − cost_of_revenue",
+    compute: (g) => difference(g("revenue"), g("cost_of_revenue")),
+  },
+  {
+    field: "cost_of_revenue",
+    rule: "revenue − gross_profit",
+    compute: (g) => difference(g("revenue"), g("gross_profit")),
+  },
+  {
+    field: "selling_general_and_administrative",
+    rule: "selling and marketing + general and administrative, when both are reported",
+    compute: (g) => sumBoth(g("aux_selling_and_marketing"), g("aux_general_and_administrative")),
+  },
+  {
+    field: "operating_expense",
+    rule: "gross_profit − operating_income",
+    compute: (g) => difference(g("gross_profit"), g("operating_income")),
+  },
+  {
+    field: "net_income_common_stockholders",
+    rule: "net_income (a filer that reports no amount available to common has no preferred claims to deduct)",
+    compute: (g) => g("net_income"),
+  },
+  {
+    field: "ebit",
+    rule: "operating_income; without one (banks, insurers), pretax_income + interest_expense",
+    compute: (g) => g("operating_income") ?? sumBoth(g("pretax_income"), g("interest_expense")),
+  },
+  {
+    field: "depreciation_and_amortization",
+    rule: "the cash-flow add-back (few filers show D&A as an income-statement line)",
+    compute: (g) => g("cash_flow_depreciation_depletion_amortization"),
+  },
+  {
+    field: "ebitda",
+    rule: "ebit + depreciation_and_amortization",
+    compute: (g) => sumBoth(g("ebit"), g("depreciation_and_amortization")),
+  },
+  // Balance sheet.
+  {
+    field: "total_equity",
+    rule: "total_stockholders_equity + minority_interest (none reported counts as 0)",
+    compute: (g) => {
+      const equity = g("total_stockholders_equity");
+      return equity === null ? null : equity + (g("minority_interest") ?? 0);
+    },
+  },
+  {
+    field: "total_stockholders_equity",
+    rule: "total_equity − minority_interest (none reported counts as 0)",
+    compute: (g) => {
+      const equity = g("total_equity");
+      return equity === null ? null : equity - (g("minority_interest") ?? 0);
+    },
+  },
+  {
+    field: "total_liabilities",
+    rule: "total liabilities and equity − total_equity",
+    compute: (g) => difference(g("aux_liabilities_and_equity"), g("total_equity")),
+  },
+  {
+    field: "total_non_current_assets",
+    rule: "total_assets − total_current_assets",
+    compute: (g) => difference(g("total_assets"), g("total_current_assets")),
+  },
+  {
+    field: "total_non_current_liabilities_net_minority_interest",
+    rule: "total_liabilities − total_current_liabilities",
+    compute: (g) => difference(g("total_liabilities"), g("total_current_liabilities")),
+  },
+  {
+    field: "net_ppe",
+    rule: "gross_ppe − accumulated_depreciation",
+    compute: (g) => difference(g("gross_ppe"), g("accumulated_depreciation")),
+  },
+  {
+    field: "gross_ppe",
+    rule: "net_ppe + accumulated_depreciation",
+    compute: (g) => sumBoth(g("net_ppe"), g("accumulated_depreciation")),
+  },
+  {
+    field: "total_receivables",
+    rule: "accounts_receivable + notes_receivable + other_current_receivables (absent parts count as 0; accounts receivable required)",
+    compute: (g) => {
+      const ar = g("accounts_receivable");
+      return ar === null ? null : ar + (g("notes_receivable") ?? 0) + (g("other_current_receivables") ?? 0);
+    },
+  },
+  {
+    field: "cash_equivalents_marketable_securities",
+    rule: "cash_and_cash_equivalents + marketable_securities, when both are reported",
+    compute: (g) => sumBoth(g("cash_and_cash_equivalents"), g("marketable_securities")),
+  },
+  {
+    field: "short_term_debt",
+    rule: "short-term borrowings (or commercial paper) + current portion of long-term debt, whichever are reported",
+    compute: (g) => sumPresent(g("aux_short_term_borrowings"), g("aux_current_portion_long_term_debt")),
+  },
+  {
+    field: "short_term_debt_and_capital_lease_obligation",
+    rule: "short_term_debt + short_term_capital_lease_obligation, whichever are reported",
+    compute: (g) => sumPresent(g("short_term_debt"), g("short_term_capital_lease_obligation")),
+  },
+  {
+    field: "long_term_debt_and_capital_lease_obligation",
+    rule: "long_term_debt + long_term_capital_lease_obligation, whichever are reported",
+    compute: (g) => sumPresent(g("long_term_debt"), g("long_term_capital_lease_obligation")),
+  },
+  {
+    field: "accounts_payable_accrued_expense",
+    rule: "accounts_payable + current_accrued_expenses, when both are reported",
+    compute: (g) => sumBoth(g("accounts_payable"), g("current_accrued_expenses")),
+  },
+  {
+    field: "bs_payables_and_accrued_expenses",
+    rule: "accounts_payable + current_accrued_expenses, when both are reported",
+    compute: (g) => sumBoth(g("accounts_payable"), g("current_accrued_expenses")),
+  },
+  {
+    field: "non_current_deferred_liabilities",
+    rule: "non_current_deferred_income_tax + non_current_deferred_revenue, whichever are reported",
+    compute: (g) => sumPresent(g("non_current_deferred_income_tax"), g("non_current_deferred_revenue")),
+  },
+  {
+    field: "debt_to_equity",
+    rule: "(short-term + long-term debt incl. finance leases) / total_stockholders_equity; null when equity ≤ 0 or no debt line is reported",
+    compute: (g) => ratioOverPositive(totalDebt(g), g("total_stockholders_equity")),
+  },
+  {
+    field: "equity_to_asset",
+    rule: "total_stockholders_equity / total_assets",
+    compute: (g) => ratioOverPositive(g("total_stockholders_equity"), g("total_assets")),
+  },
+  // Cash-flow statement.
+  {
+    field: "total_free_cash_flow",
+    rule: "cash_flow_from_operations + cash_flow_capital_expenditure (capex is negative, so CFO − |capex|)",
+    compute: (g) => sumBoth(g("cash_flow_from_operations"), g("cash_flow_capital_expenditure")),
+  },
+  {
+    field: "net_issuance_of_debt",
+    rule: "debt_issuance + debt_payments (payments are negative), whichever are reported",
+    compute: (g) => sumPresent(g("debt_issuance"), g("debt_payments")),
+  },
+  {
+    field: "net_change_in_cash",
+    rule: "operating + investing + financing cash flows + exchange-rate effect (absent effect counts as 0)",
+    compute: (g) => {
+      const three = sumBoth(
+        sumBoth(g("cash_flow_from_operations"), g("cash_flow_from_investing")),
+        g("cash_from_financing"),
+      );
+      return three === null ? null : three + (g("effect_of_exchange_rate_changes") ?? 0);
+    },
+  },
+];
+
+/** Fills every still-null field that a rule can compute, in rule order. */
+export function applyDerivedRules(values: Map<string, number | null>): void {
+  const get: FieldReader = (field) => values.get(field) ?? null;
+  for (const { field, compute } of DERIVED_RULES) {
+    if (get(field) !== null) continue;
+    const value = compute(get);
+    if (value !== null && Number.isFinite(value)) values.set(field, value);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The mapped (not derived) value of every mapping-table field for each annual, quarterly
+ * and TTM period of the fiscal calendar. A field takes, per period, the first concept of its
+ * priority list that has a value for that period; signs come from the mapping table.
+ */
+import type { FieldMapping } from "../../domain/xbrl-mapping.ts";
+import type { CompanyFacts } from "../sources/companyfacts.ts";
+import {
+  annualValue,
+  ConceptSeries,
+  combine,
+  later,
+  quarterValues,
+  type Sourced,
+  tidy,
+} from "./concept-series.ts";
+import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
+
+/** Mapped values of one period, by field; null where no concept had a value. */
+export type BaseValues = Map<string, Sourced | null>;
+
+/** A concept of a field's priority list that the company reported, in the field's unit. */
+interface ReportedConcept {
+  key: string;
+  series: ConceptSeries;
+  sign: 1 | -1;
+}
+
+/** Resolves mapped field values of one company in one reporting currency. */
+export class FieldResolver {
+  /** Per mapping (same order as `mappings`): its reported concepts, in priority order. */
+  private readonly reported: ReportedConcept[][];
+  private readonly quarters = new Map<string, Array<Sourced | null>>();
+
+  constructor(
+    company: CompanyFacts,
+    currency: string,
+    private readonly mappings: readonly FieldMapping[],
+    /** The quarters of each fiscal year, index 0..3, as in the calendar. */
+    private readonly slotsOf: (year: FiscalYear) => ReadonlyArray<QuarterSlot | undefined>,
+  ) {
+    const series = new Map<string, ConceptSeries>();
+    this.reported = mappings.map((m) => {
+      const unit = m.unit === "money" ? currency : m.unit === "per_share" ? `${currency}/shares` : "shares";
+      const found: ReportedConcept[] = [];
+      for (const ref of m.concepts) {
+        const facts = company.facts.get(ref.taxonomy)?.get(ref.name)?.get(unit);
+        if (facts === undefined) continue;
+        const key = `${ref.taxonomy}:${ref.name}:${unit}`;
+        let s = series.get(key);
+        if (s === undefined) {
+          s = new ConceptSeries(facts);
+          series.set(key, s);
+        }
+        found.push({ key, series: s, sign: ref.sign });
+      }
+      return found;
+    });
+  }
+
+  /** Mapped values of a known fiscal year. */
+  annual(year: FiscalYear): BaseValues {
+    return this.resolve((m, s) => {
+      if (m.timing === "instant") return s.instantAt(year.end);
+      if (m.timing === "opening") return s.instantAt(year.start - 1);
+      return annualValue(s, year);
+    });
+  }
+
+  /** Mapped values of one fiscal quarter. */
+  quarterly(slot: QuarterSlot): BaseValues {
+    return this.resolve((m, s, key) => {
+      if (m.timing === "instant") return s.instantAt(slot.end);
+      if (m.timing === "opening") return slot.start === null ? null : s.instantAt(slot.start - 1);
+      return this.quarterValuesOf(key, s, slot.year, m.additive)[slot.quarter - 1] ?? null;
+    });
+  }
+
+  private resolve(read: (m: FieldMapping, series: ConceptSeries, key: string) => Sourced | null): BaseValues {
+    const out: BaseValues = new Map();
+    this.mappings.forEach((m, i) => {
+      let found: Sourced | null = null;
+      for (const { key, series, sign } of this.reported[i] ?? []) {
+        const value = read(m, series, key);
+        if (value !== null) {
+          found = sign === 1 ? value : { ...value, value: -value.value };
+          break;
+        }
+      }
+      out.set(m.field, found);
+    });
+    return out;
+  }
+
+  private quarterValuesOf(key: string, series: ConceptSeries, year: FiscalYear, additive: boolean) {
+    const cacheKey = `${key}@${year.label}`;
+    let values = this.quarters.get(cacheKey);
+    if (values === undefined) {
+      values = quarterValues(series, year, this.slotsOf(year), additive);
+      this.quarters.set(cacheKey, values);
+    }
+    return values;
+  }
+}
+
+/** The share count each per-share amount is computed on, for TTM periods. */
+const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
+  basic_eps: "basic_average_shares",
+  diluted_eps: "diluted_average_shares",
+};
+
+/**
+ * Mapped values of the trailing twelve months ending with the last of four consecutive
+ * quarters (`window`, oldest first): flows are the sum of the four quarters (null when one is
+ * missing), balances the latest instant, the opening cash balance that of the first quarter.
+ *
+ * Share counts and per-share amounts are not summed. When the window is exactly a fiscal year
+ * (`annual` given) they are the reported full-year values. Otherwise the average share count
+ * is the mean of the quarters' reported counts, needing at least three of the four: 10-Ks
+ * report full-year counts, not fourth-quarter ones, so requiring four would leave three TTM
+ * periods out of four without shares. TTM EPS = TTM net income (available to common
+ * shareholders, else net income) / that average share count — not a sum of quarterly EPS,
+ * which would need the fourth-quarter EPS that 10-Ks no longer report.
+ */
+export function trailingValues(
+  mappings: readonly FieldMapping[],
+  window: readonly BaseValues[],
+  annual: BaseValues | null,
+): BaseValues {
+  const out: BaseValues = new Map();
+  for (const m of mappings) {
+    const parts = window.map((q) => q.get(m.field) ?? null);
+    let value: Sourced | null;
+    if (m.timing === "instant") value = parts[parts.length - 1] ?? null;
+    else if (m.timing === "opening") value = parts[0] ?? null;
+    else if (m.additive) value = sum(parts);
+    else if (annual !== null) value = annual.get(m.field) ?? null;
+    else value = m.unit === "shares" ? mean(parts, 3) : null;
+    out.set(m.field, value);
+  }
+  if (annual !== null) return out;
+  const earnings = out.get("net_income_common_stockholders") ?? out.get("net_income") ?? null;
+  for (const [perShare, basis] of Object.entries(PER_SHARE_BASIS)) {
+    const shares = out.get(basis) ?? null;
+    if (earnings === null || shares === null || shares.value === 0) continue;
+    out.set(perShare, {
+      value: tidy(earnings.value / shares.value),
+      firstFiled: later(earnings.firstFiled, shares.firstFiled),
+      lastFiled: later(earnings.lastFiled, shares.lastFiled),
+    });
+  }
+  return out;
+}
+
+function sum(parts: ReadonlyArray<Sourced | null>): Sourced | null {
+  let total: Sourced | null = null;
+  for (const p of parts) {
+    if (p === null) return null;
+    total = total === null ? p : combine(total, p, 1);
+  }
+  return total;
+}
+
+/** Mean of the present values, when at least `needed` are present. */
+function mean(parts: ReadonlyArray<Sourced | null>, needed: number): Sourced | null {
+  const present = parts.filter((p): p is Sourced => p !== null);
+  const total = present.length >= needed ? sum(present) : null;
+  return total === null ? null : { ...total, value: Math.round(total.value / present.length) };
+}

@@ -1,0 +1,92 @@
+/**
+ * Filing metadata and cover-page share counts derived from a companyfacts file: the periodic
+ * reports that carried facts, with the period each reports on, and
+ * dei:EntityCommonStockSharesOutstanding for market capitalisation.
+ */
+import type { CompanyFacts, DocumentInfo } from "../sources/companyfacts.ts";
+import { fromDayNumber } from "./date-math.ts";
+import type { SharesObservation } from "./inputs.ts";
+import type { AccessionScan, FactScan } from "./xbrl-scan.ts";
+
+/** One periodic report (10-K, 10-Q, 20-F, 40-F or an amendment) as its facts describe it. */
+export interface FilingSummary {
+  accession_number: string;
+  form: string;
+  /** Fiscal year and period as the filing labels them (dei:DocumentFiscalYearFocus/PeriodFocus). */
+  fy: number | null;
+  fp: string | null;
+  filed: string;
+  /** Report period end date; null for a filing carrying cover-page facts only. */
+  period: string | null;
+  amendment_flag: boolean;
+}
+
+/**
+ * The periodic reports among the facts, newest filing first. `period` is
+ * dei:DocumentPeriodEndDate when the file has it (the SEC API omits it), else the latest end
+ * of the filing's current-period figures: durations of the length its fp names (a year for
+ * FY; a quarter or the year to date for Q1–Q3) ending no later than the filing date — a plain
+ * "latest end" would pick up subsequent-event and guidance facts. Failing that, the end most
+ * of its facts share. `amendment_flag` is dei:AmendmentFlag when present, else whether the
+ * form is an amendment (`/A`).
+ */
+export function listFilings(scan: FactScan, documents: ReadonlyMap<string, DocumentInfo>): FilingSummary[] {
+  const filings: FilingSummary[] = [];
+  for (const a of scan.accessions.values()) {
+    const doc = documents.get(a.accn);
+    const end = a.reportEnd ?? mostCommonEnd(a);
+    filings.push({
+      accession_number: a.accn,
+      form: a.form,
+      fy: a.fy,
+      fp: a.fp,
+      filed: a.filed,
+      period: doc?.periodEndDate ?? (end === null ? null : fromDayNumber(end)),
+      amendment_flag: doc?.amendmentFlag ?? a.form.endsWith("/A"),
+    });
+  }
+  return filings.sort(
+    (x, y) => y.filed.localeCompare(x.filed) || y.accession_number.localeCompare(x.accession_number),
+  );
+}
+
+function mostCommonEnd(a: AccessionScan): number | null {
+  let best: number | null = null;
+  let bestCount = 0;
+  for (const [end, count] of a.endCounts) {
+    if (count > bestCount || (count === bestCount && best !== null && end > best)) {
+      best = end;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/**
+ * Shares outstanding from the cover pages (dei:EntityCommonStockSharesOutstanding), oldest
+ * first, one value per date. A filer with several share classes lists one fact per class
+ * for the same date and filing; those are summed. When several filings give a date, the
+ * latest filing's total is used, with its filing date.
+ */
+export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
+  const units = company.facts.get("dei")?.get("EntityCommonStockSharesOutstanding");
+  const perFiling = new Map<string, { date: string; filed: string; accn: string; value: number }>();
+  for (const facts of units?.values() ?? []) {
+    for (const f of facts) {
+      const key = `${f.accn}|${f.end}`;
+      const seen = perFiling.get(key);
+      if (seen === undefined) perFiling.set(key, { date: f.end, filed: f.filed, accn: f.accn, value: f.val });
+      else seen.value += f.val;
+    }
+  }
+  const perDate = new Map<string, { date: string; filed: string; accn: string; value: number }>();
+  for (const obs of perFiling.values()) {
+    const seen = perDate.get(obs.date);
+    if (seen === undefined || obs.filed > seen.filed || (obs.filed === seen.filed && obs.accn > seen.accn)) {
+      perDate.set(obs.date, obs);
+    }
+  }
+  return [...perDate.values()]
+    .sort((a, b) => a.date.localeCompare(b.date))
+    .map(({ date, filed, value }) => ({ date, filed, value }));
+}

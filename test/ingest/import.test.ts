@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeDemoSources } from "../../src/demo/index.ts";
+import { main } from "../../src/index.ts";
+import { ImportError } from "../../src/ingest/errors.ts";
+import { importSources } from "../../src/ingest/import.ts";
+import { listSnapshotIds, readCurrent, readManifest } from "../../src/snapshots.ts";
+import { tempDir } from "../helpers/env.ts";
+
+/** A small source dir: the demo universe's files. */
+function demoSources(): string {
+  const dir = tempDir();
+  writeDemoSources(dir, new Date("2024-06-30T12:00:00Z"));
+  return dir;
+}
+
+function capture() {
+  const lines: string[] = [];
+  return { io: { out: (t: string) => lines.push(t), err: (t: string) => lines.push(t) }, lines };
+}
+
+describe("import", () => {
+  test("a bad price row fails the import with file and line, and the served snapshot stays as it was", async () => {
+    const dataDir = tempDir();
+    const good = await importSources(demoSources(), dataDir);
+    const bad = demoSources();
+    writeFileSync(
+      join(bad, "prices", "BAD.csv"),
+      "Date,Open,High,Low,Close,Adj Close,Volume\n2024-01-02,1,1,1,1,1,10\n2024-01-03,1,1,1,-5,1,10\n",
+    );
+    const error = await importSources(bad, dataDir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportError);
+    expect(String(error)).toBe("prices/BAD.csv:3: Close -5 is negative");
+    expect(readCurrent(dataDir)).toBe(good.id);
+    expect(listSnapshotIds(dataDir)).toEqual([good.id]);
+    expect(readdirSync(join(dataDir, "snapshots"))).toEqual([good.id]);
+  });
+
+  test("the CLI reports a failed import as file:line and exits 1", async () => {
+    const bad = demoSources();
+    writeFileSync(join(bad, "prices", "BAD.csv"), "Date,Close\n2024-02-30,5\n");
+    const { io, lines } = capture();
+    const code = await main(["import", "--from", bad, "--data-dir", tempDir()], io);
+    expect(code).toBe(1);
+    expect(lines.join("\n")).toContain('prices/BAD.csv:2: Date "2024-02-30" is not a real calendar date');
+  });
+
+  test("--lenient skips malformed records and counts them in the report", async () => {
+    const src = demoSources();
+    writeFileSync(join(src, "prices", "BAD.csv"), "Date,Close\n2024-01-02,5\n2024-01-03,abc\n2024-01-04,6\n");
+    const dataDir = tempDir();
+    const { io } = capture();
+    expect(await main(["import", "--from", src, "--lenient", "--data-dir", dataDir], io)).toBe(0);
+    const manifest = readManifest(dataDir, readCurrent(dataDir) as string);
+    expect(manifest.report.skipped_total).toBe(1);
+    expect(manifest.report.skipped[0]).toEqual({
+      file: "prices/BAD.csv",
+      line: 3,
+      reason: 'Close "abc" is not a number',
+    });
+  });
+
+  test("a filing listed in both the recent and a paged submissions file is stored once", async () => {
+    const src = demoSources();
+    const subs = join(src, "edgar", "submissions");
+    const [first] = readdirSync(subs);
+    const recent = JSON.parse(await Bun.file(join(subs, first as string)).text());
+    const cik = recent.cik as string;
+    const r = recent.filings.recent;
+    const page = { ...Object.fromEntries(Object.keys(r).map((k) => [k, r[k].slice(0, 3)])) };
+    page.accessionNumber = [...page.accessionNumber.slice(0, 2), "0000000001-99-000001"];
+    writeFileSync(join(subs, `CIK${cik}-submissions-001.json`), JSON.stringify(page));
+    const dataDir = tempDir();
+    const manifest = await importSources(src, dataDir);
+    const recentCount = readdirSync(subs)
+      .filter((f) => !f.includes("-submissions-"))
+      .reduce(
+        (n, f) => n + JSON.parse(readFileSync(join(subs, f), "utf8")).filings.recent.accessionNumber.length,
+        0,
+      );
+    // Two of the page's three filings repeat recent ones; only the third is new.
+    expect(manifest.tables.filings?.rows).toBe(recentCount + 1);
+  });
+
+  test("a missing source directory is an error naming it", async () => {
+    const error = await importSources(join(tempDir(), "nope"), tempDir()).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/nope: source directory does not exist/);
+  });
+
+  test("a staging directory left by an interrupted import is removed by the next import", async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, "snapshots", ".staging-20240101T000000Z-abcdef"), { recursive: true });
+    const m = await importSources(demoSources(), dataDir);
+    expect(readdirSync(join(dataDir, "snapshots"))).toEqual([m.id]);
+  });
+
+  test("the manifest records each table's rows and checksum, matching the files", async () => {
+    const dataDir = tempDir();
+    const m = await importSources(demoSources(), dataDir);
+    for (const entry of Object.values(m.tables)) {
+      const path = join(dataDir, "snapshots", m.id, entry.file);
+      expect(existsSync(path)).toBe(true);
+      const hash = new Bun.CryptoHasher("sha256").update(await Bun.file(path).arrayBuffer()).digest("hex");
+      expect(hash).toBe(entry.sha256);
+    }
+    expect(m.tables.prices?.rows).toBeGreaterThan(1000);
+  });
+});

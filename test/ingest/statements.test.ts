@@ -1,0 +1,270 @@
+/**
+ * Statements computed from the real companyfacts files in STOCKD_FIXTURES (skipped with a
+ * notice when unset). Every expected value is read from the raw SEC fact list by concept and
+ * period (rawValue), never from the code's own output; derived quarters and TTM sums are
+ * recomputed here from raw facts.
+ */
+import { describe, expect, test } from "bun:test";
+import type { StatementPeriod } from "../../src/domain/statements.ts";
+import { type ComputedStatements, computeStatements } from "../../src/ingest/compute/statements.ts";
+import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
+import { FIXTURES, periodAt, rawFacts, rawValue, readRaw } from "./companyfacts-helpers.ts";
+
+if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real-file statement tests");
+
+const AAPL = "0000320193";
+const NVDA = "0001045810";
+const TSLA = "0001318605";
+const TSM = "0001046179";
+
+const computed = new Map<string, { raw: unknown; out: ComputedStatements }>();
+function company(cik: string) {
+  let entry = computed.get(cik);
+  if (entry === undefined) {
+    const raw = readRaw(cik);
+    entry = { raw, out: computeStatements(parseCompanyFacts(raw, `CIK${cik}.json`)) };
+    computed.set(cik, entry);
+  }
+  return entry;
+}
+
+const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"];
+const NET_INCOME = ["NetIncomeLoss"];
+const CFO = ["NetCashProvidedByUsedInOperatingActivities"];
+const CAPEX = ["PaymentsToAcquirePropertyPlantAndEquipment", "PaymentsToAcquireProductiveAssets"];
+const DILUTED_SHARES = ["WeightedAverageNumberOfDilutedSharesOutstanding"];
+
+/** Checks the six named values of a duration period against the raw facts. */
+function expectNamedValues(cik: string, type: string, start: string, end: string): void {
+  const { raw, out } = company(cik);
+  const income = periodAt(out.income_statement, type, end);
+  const cash = periodAt(out.cash_flow_statement, type, end);
+  const balance = periodAt(out.balance_sheet, type, end);
+  expect(income.period_start, `${cik} ${type} ${end} start`).toBe(start);
+  expect(income.values.revenue, "revenue").toBe(rawValue(raw, REVENUE, start, end));
+  expect(income.values.net_income, "net income").toBe(rawValue(raw, NET_INCOME, start, end));
+  expect(income.values.diluted_average_shares, "diluted shares").toBe(
+    rawValue(raw, DILUTED_SHARES, start, end, "shares"),
+  );
+  expect(balance.values.total_assets, "total assets at the period end").toBe(
+    rawValue(raw, ["Assets"], null, end),
+  );
+  expect(cash.values.cash_flow_from_operations, "operating cash flow").toBe(rawValue(raw, CFO, start, end));
+  // Cash-flow sign convention: capital expenditure is an outflow, stored negative.
+  expect(cash.values.cash_flow_capital_expenditure, "capex (negated payments)").toBe(
+    -rawValue(raw, CAPEX, start, end),
+  );
+}
+
+describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
+  test("Apple FY2023 and Q1 FY2024 equal the reported facts", () => {
+    expectNamedValues(AAPL, "annual", "2022-09-25", "2023-09-30");
+    expectNamedValues(AAPL, "quarterly", "2023-10-01", "2023-12-30");
+    const fy = periodAt(company(AAPL).out.income_statement, "annual", "2023-09-30");
+    expect(fy.fiscal_year).toBe(2023);
+    expect(fy.currency).toBe("USD");
+    const q1 = periodAt(company(AAPL).out.income_statement, "quarterly", "2023-12-30");
+    expect([q1.fiscal_year, q1.fiscal_quarter]).toEqual([2024, 1]);
+  });
+
+  test("NVIDIA FY2024 (ending 2024-01-28), Q1 and Q3 FY2025 equal the reported facts", () => {
+    expectNamedValues(NVDA, "annual", "2023-01-30", "2024-01-28");
+    expectNamedValues(NVDA, "quarterly", "2024-01-29", "2024-04-28");
+    const { raw, out } = company(NVDA);
+    expect(periodAt(out.income_statement, "annual", "2024-01-28").fiscal_year).toBe(2024);
+    const q3 = periodAt(out.income_statement, "quarterly", "2024-10-27");
+    expect([q3.fiscal_year, q3.fiscal_quarter]).toEqual([2025, 3]);
+    expect(q3.values.revenue).toBe(rawValue(raw, REVENUE, "2024-07-29", "2024-10-27"));
+    expect(q3.values.diluted_eps).toBe(
+      rawValue(raw, ["EarningsPerShareDiluted"], "2024-07-29", "2024-10-27", "USD/shares"),
+    );
+  });
+
+  test("Tesla FY2021 equals the reported facts; 2022 quarters fall in FY2022 without a 10-K", () => {
+    expectNamedValues(TSLA, "annual", "2021-01-01", "2021-12-31");
+    const { raw, out } = company(TSLA);
+    const q3 = periodAt(out.cash_flow_statement, "quarterly", "2022-09-30");
+    expect([q3.fiscal_year, q3.fiscal_quarter]).toEqual([2022, 3]);
+    // Tesla's 10-Q cash-flow statements are year-to-date only: Q3 = 9M − 6M.
+    const nine = rawValue(raw, CFO, "2022-01-01", "2022-09-30");
+    const six = rawValue(raw, CFO, "2022-01-01", "2022-06-30");
+    expect(rawFacts(raw, CFO[0] as string, "USD", "2022-07-01", "2022-09-30")).toHaveLength(0);
+    expect(q3.values.cash_flow_from_operations).toBe(nine - six);
+    expect(out.income_statement.some((p) => p.period_type === "annual" && p.fiscal_year === 2022)).toBe(
+      false,
+    );
+  });
+
+  test("a Q2 cash flow is the 6-month YTD minus Q1 (Apple FY2024)", () => {
+    const { raw, out } = company(AAPL);
+    const q2 = periodAt(out.cash_flow_statement, "quarterly", "2024-03-30");
+    const six = rawValue(raw, CFO, "2023-10-01", "2024-03-30");
+    const q1 = rawValue(raw, CFO, "2023-10-01", "2023-12-30");
+    expect(q2.values.cash_flow_from_operations).toBe(six - q1);
+    expect(q2.period_start).toBe("2023-12-31");
+  });
+
+  test("a derived Q4 equals the fiscal year minus the 9-month YTD (Apple FY2023, NVIDIA FY2025)", () => {
+    const cases = [
+      {
+        cik: AAPL,
+        fyStart: "2022-09-25",
+        nineEnd: "2023-07-01",
+        end: "2023-09-30",
+        quarterStart: "2023-07-02",
+      },
+      {
+        cik: NVDA,
+        fyStart: "2024-01-29",
+        nineEnd: "2024-10-27",
+        end: "2025-01-26",
+        quarterStart: "2024-10-28",
+      },
+    ];
+    for (const c of cases) {
+      const { raw, out } = company(c.cik);
+      const q4Income = periodAt(out.income_statement, "quarterly", c.end);
+      const q4Cash = periodAt(out.cash_flow_statement, "quarterly", c.end);
+      expect(q4Income.fiscal_quarter).toBe(4);
+      expect(q4Income.period_start).toBe(c.quarterStart);
+      const q4 = (concepts: string[]) =>
+        rawValue(raw, concepts, c.fyStart, c.end) - rawValue(raw, concepts, c.fyStart, c.nineEnd);
+      expect(q4Cash.values.cash_flow_from_operations, `${c.cik} Q4 CFO`).toBe(q4(CFO));
+      expect(q4Cash.values.cash_flow_capital_expenditure, `${c.cik} Q4 capex`).toBe(-q4(CAPEX));
+      expect(q4Income.values.net_income, `${c.cik} Q4 net income`).toBe(q4(NET_INCOME));
+      // Per-share amounts and share counts are never differenced.
+      expect(q4Income.values.diluted_eps).toBeNull();
+    }
+  });
+
+  test("a TTM equals the sum of its four quarters and the raw FY − Q1 + next Q1", () => {
+    const { raw, out } = company(AAPL);
+    const ttm = periodAt(out.income_statement, "ttm", "2023-12-30");
+    expect([ttm.fiscal_year, ttm.fiscal_quarter, ttm.period_start]).toEqual([2024, null, "2023-01-01"]);
+    const quarters = out.income_statement.filter(
+      (p) => p.period_type === "quarterly" && p.period_end > "2022-12-31" && p.period_end <= "2023-12-30",
+    );
+    expect(quarters).toHaveLength(4);
+    const sum = quarters.reduce((s, q) => s + (q.values.revenue ?? Number.NaN), 0);
+    expect(ttm.values.revenue).toBe(sum);
+    const fromRaw =
+      rawValue(raw, REVENUE, "2022-09-25", "2023-09-30") -
+      rawValue(raw, REVENUE, "2022-09-25", "2022-12-31") +
+      rawValue(raw, REVENUE, "2023-10-01", "2023-12-30");
+    expect(ttm.values.revenue).toBe(fromRaw);
+    const balance = periodAt(out.balance_sheet, "ttm", "2023-12-30");
+    expect(balance.values.total_assets).toBe(rawValue(raw, ["Assets"], null, "2023-12-30"));
+  });
+
+  test("every TTM row is the sum of four consecutive quarterly rows", () => {
+    for (const cik of [AAPL, NVDA, TSLA]) {
+      const rows = company(cik).out.cash_flow_statement;
+      for (const ttm of rows.filter((p) => p.period_type === "ttm")) {
+        const quarters = rows.filter(
+          (p) =>
+            p.period_type === "quarterly" &&
+            p.period_end <= ttm.period_end &&
+            p.period_end > (ttm.period_start ?? ""),
+        );
+        expect(quarters, `${cik} TTM ${ttm.period_end}`).toHaveLength(4);
+        const parts = quarters.map((q) => q.values.cash_flow_from_operations);
+        const expected = parts.includes(null) ? null : parts.reduce((s: number, v) => s + (v ?? 0), 0);
+        expect(ttm.values.cash_flow_from_operations, `${cik} TTM ${ttm.period_end}`).toBe(expected);
+      }
+    }
+  });
+
+  test("a restated value wins; first_filed and last_filed span the filings (Apple FY2008, Tesla FY2011)", () => {
+    const cases = [
+      { cik: AAPL, concept: "SalesRevenueNet", field: "revenue", start: "2007-09-30", end: "2008-09-27" },
+      {
+        cik: TSLA,
+        concept: CFO[0] as string,
+        field: "cash_flow_from_operations",
+        start: "2011-01-01",
+        end: "2011-12-31",
+      },
+    ];
+    for (const c of cases) {
+      const { raw, out } = company(c.cik);
+      const facts = rawFacts(raw, c.concept, "USD", c.start, c.end).sort((a, b) =>
+        a.filed.localeCompare(b.filed),
+      );
+      const first = facts[0];
+      const latest = facts[facts.length - 1];
+      if (first === undefined || latest === undefined) throw new Error(`expected raw facts for ${c.concept}`);
+      expect(first.val, "the period was restated").not.toBe(latest.val);
+      const rows: readonly StatementPeriod[] =
+        c.field === "revenue" ? out.income_statement : out.cash_flow_statement;
+      const row = periodAt(rows, "annual", c.end);
+      expect(row.values[c.field]).toBe(latest.val);
+      expect(row.first_filed <= first.filed).toBe(true);
+      expect(row.last_filed >= latest.filed).toBe(true);
+    }
+  });
+
+  test("fiscal-year labels follow the 10-Ks, also where a 10-K's own fy is off (NVIDIA FY2011)", () => {
+    const { out } = company(NVDA);
+    const fy2011 = periodAt(out.income_statement, "annual", "2011-01-30");
+    expect(fy2011.fiscal_year).toBe(2011);
+    const tenK = out.filings.find((f) => f.form === "10-K" && f.period === "2011-01-30");
+    expect(tenK?.fy, "the filing keeps its own label").toBe(2010);
+    const labels = out.income_statement.filter((p) => p.period_type === "annual").map((p) => p.fiscal_year);
+    expect(new Set(labels).size).toBe(labels.length);
+  });
+
+  test("TSM is read in TWD from ifrs-full concepts", () => {
+    const { raw, out } = company(TSM);
+    const ifrs = (concept: string, start: string | null, unit = "TWD") =>
+      rawValue(raw, [concept], start, "2024-12-31", unit, "ifrs-full");
+    const income = periodAt(out.income_statement, "annual", "2024-12-31");
+    const cash = periodAt(out.cash_flow_statement, "annual", "2024-12-31");
+    const balance = periodAt(out.balance_sheet, "annual", "2024-12-31");
+    expect(income.currency).toBe("TWD");
+    expect(income.fiscal_year).toBe(2024);
+    expect(income.values.revenue).toBe(ifrs("Revenue", "2024-01-01"));
+    expect(income.values.net_income).toBe(ifrs("ProfitLossAttributableToOwnersOfParent", "2024-01-01"));
+    expect(income.values.diluted_eps).toBe(ifrs("DilutedEarningsLossPerShare", "2024-01-01", "TWD/shares"));
+    expect(balance.values.total_assets).toBe(ifrs("Assets", null));
+    expect(cash.values.cash_flow_from_operations).toBe(
+      ifrs("CashFlowsFromUsedInOperatingActivities", "2024-01-01"),
+    );
+    expect(cash.values.cash_flow_capital_expenditure).toBe(
+      -ifrs("PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities", "2024-01-01"),
+    );
+  });
+
+  test("filings carry their report period and amendment flag", () => {
+    const apple = company(AAPL).out.filings;
+    const tenK = apple.find((f) => f.form === "10-K" && f.fy === 2023);
+    expect(tenK).toMatchObject({
+      fp: "FY",
+      period: "2023-09-30",
+      amendment_flag: false,
+      filed: "2023-11-03",
+    });
+    const amendment = apple.find((f) => f.form === "10-K/A");
+    expect(amendment).toMatchObject({ period: "2009-09-26", amendment_flag: true });
+    // This 10-Q also carries a guidance fact for the next quarter; the period is its own.
+    const nvidia = company(NVDA).out.filings.find((f) => f.accession_number === "0001045810-13-000109");
+    expect(nvidia).toMatchObject({ form: "10-Q", fp: "Q3", period: "2013-10-27" });
+  });
+
+  test("shares outstanding come from the cover pages", () => {
+    const { raw, out } = company(AAPL);
+    const latest = out.shares_outstanding[out.shares_outstanding.length - 1];
+    const fact = rawFacts(
+      raw,
+      "EntityCommonStockSharesOutstanding",
+      "shares",
+      null,
+      latest?.date ?? "",
+      "dei",
+    )[0];
+    expect(latest).toEqual({
+      date: fact?.end ?? "",
+      filed: fact?.filed ?? "",
+      value: fact?.val ?? Number.NaN,
+    });
+  });
+});
