@@ -2,11 +2,13 @@
 /** Entry point of `stockd` (and of the compiled binary): parse argv, dispatch, exit. */
 import { creditsCommand, keysCommand, usersCommand } from "./cli/accounts.ts";
 import { type Io, type ParsedArgs, parseArgs, processIo, UsageError } from "./cli/args.ts";
+import { healthcheckCommand } from "./cli/healthcheck.ts";
+import { commandHelp, generalHelp } from "./cli/help.ts";
 import { demoCommand, serveCommand } from "./cli/serve.ts";
 import { importCommand, snapshotsCommand } from "./cli/snapshots.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { ImportError } from "./ingest/errors.ts";
-import { VERSION } from "./version.ts";
+import { BUILD, VERSION } from "./version.ts";
 
 type Command = (args: ParsedArgs, config: Config, io: Io) => number | Promise<number>;
 
@@ -18,35 +20,21 @@ const COMMANDS: Record<string, Command> = {
   users: usersCommand,
   keys: keysCommand,
   credits: creditsCommand,
+  healthcheck: healthcheckCommand,
 };
-
-const HELP = `stockd ${VERSION}: a self-hosted, read-only stock-data REST service
-
-usage: stockd <command> [options]   (every command takes --data-dir DIR; --json prints one JSON object)
-
-  serve [--port N] [--host H]        serve HTTP (default 127.0.0.1:8080); a fresh data dir gets the demo data
-  demo                               build the demo data set and activate it
-  import --from DIR [--lenient]      import a source directory into a new snapshot and activate it
-  snapshots list | activate ID       list snapshots, switch the active one
-  users create --email E [--credits N]
-  keys create --user U [--name S] [--expires-at ISO8601] | list --user U | disable ID | enable ID
-  credits grant --user U --amount N [--reason S] | show --user U
-`;
 
 /** Runs one command line; returns the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   try {
     const args = parseArgs(argv);
-    if (args.flags.has("version")) {
-      io.out(VERSION);
-      return 0;
+    if (args.flags.has("version")) return printVersion(io, args.flags.has("json"));
+    const help = requestedHelp(args);
+    if (help) {
+      io.out(help.text);
+      return help.code;
     }
-    const name = args.positional[0];
-    if (!name || args.flags.has("help") || name === "help") {
-      io.out(HELP);
-      return name || args.flags.has("help") ? 0 : 2;
-    }
-    const command = COMMANDS[name];
+    const name = args.positional[0] as string;
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command "${name}" (see stockd --help)`);
     const dataDir = args.flags.get("data-dir");
     const config = loadConfig({
@@ -66,6 +54,28 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     }
     throw error;
   }
+}
+
+/**
+ * The help the command line asks for (`--help`, `help [COMMAND]`, `COMMAND --help`), or null
+ * when it names a command to run. No command at all prints the overview and exits 2.
+ */
+function requestedHelp(args: ParsedArgs): { text: string; code: number } | null {
+  const [name, topic] = args.positional;
+  if (!name) return { text: generalHelp(VERSION), code: args.flags.has("help") ? 0 : 2 };
+  if (name === "help") return { text: (topic && commandHelp(topic)) || generalHelp(VERSION), code: 0 };
+  const text = args.flags.has("help") ? commandHelp(name) : null;
+  return text === null ? null : { text, code: 0 };
+}
+
+/** `--version`: the version and, in a built binary, its commit and build time. */
+function printVersion(io: Io, json: boolean): number {
+  if (json) io.out(JSON.stringify({ version: VERSION, commit: BUILD.commit, built_at: BUILD.builtAt }));
+  else {
+    const built = BUILD.builtAt ? ` (commit ${BUILD.commit ?? "unknown"}, built ${BUILD.builtAt})` : "";
+    io.out(`stockd ${VERSION}${built}`);
+  }
+  return 0;
 }
 
 function stringFlag(args: ParsedArgs, name: string): string | undefined {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Server } from "bun";
 import { Billing } from "./accounts/billing.ts";
 import { AccountsStore } from "./accounts/store.ts";
 import type { Config } from "./config.ts";
@@ -13,9 +14,15 @@ export interface RunningServer {
   port: number;
   accounts: AccountsStore;
   snapshots: SnapshotService;
-  /** Stops accepting, lets calls in flight finish, settles credits, closes the stores. */
-  stop(): Promise<void>;
+  /**
+   * Stops accepting, lets calls in flight finish (each settles its own reservation) for at
+   * most `drainMs`, cuts off what is left, commits queued debits and closes the stores.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
+
+/** How long a shutdown waits for calls in flight: within `docker stop`'s 10 s before SIGKILL. */
+export const DRAIN_TIMEOUT_MS = 8_000;
 
 /** Wires the stores and the app and listens. Used by `stockd serve` and by the tests. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
@@ -39,12 +46,35 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port: server.port ?? config.port,
     accounts,
     snapshots,
-    async stop() {
-      await server.stop(false);
+    async stop(drainMs = DRAIN_TIMEOUT_MS) {
+      await drain(server, drainMs, log);
+      // Calls cut off above never settled: their holds live only in this process's memory
+      // and vanish with it, which is the same as releasing them (nothing was debited).
       billing.close();
       snapshots.close();
       accounts.close();
       instance.closeSync();
+      log.info("stopped");
     },
   };
+}
+
+/**
+ * Stops listening and waits until every call in flight has been answered (Bun's
+ * `stop(false)`), for at most `ms`; then closes the connections still open.
+ */
+async function drain(server: Server<undefined>, ms: number, log: Logger): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  const outcome = await Promise.race([server.stop(false).then(() => "drained" as const), deadline]);
+  clearTimeout(timer);
+  if (outcome === "timeout") {
+    log.warn("shutdown: cutting off calls still in flight", {
+      pending: server.pendingRequests,
+      after_ms: ms,
+    });
+    await server.stop(true);
+  }
 }

@@ -26,7 +26,8 @@ export async function serveCommand(args: ParsedArgs, config: Config, io: Io): Pr
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  io.err("stopping: finishing calls in flight");
+  // `once`: a second signal gets the default action, so a stuck shutdown can still be forced.
+  io.err("stopping: finishing calls in flight (signal again to force)");
   await server.stop();
   return 0;
 }

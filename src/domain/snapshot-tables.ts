@@ -3,6 +3,8 @@
  * importer writes exactly these; the read side selects from them by name.
  */
 
+import { STATEMENT_FIELDS, type StatementKind } from "./statements.ts";
+
 export type ColumnType = "VARCHAR" | "DATE" | "TIMESTAMP" | "DOUBLE" | "BIGINT" | "INTEGER" | "BOOLEAN";
 export type Columns = readonly (readonly [name: string, type: ColumnType])[];
 
@@ -62,6 +64,30 @@ export const SNAPSHOT_TABLES = {
     ["adj_close", "DOUBLE"],
     ["volume", "BIGINT"],
   ],
+  shares_outstanding: [
+    ["cik", "VARCHAR"],
+    ["date", "DATE"],
+    ["filed", "DATE"],
+    ["value", "DOUBLE"],
+  ],
+  insider_trades: [
+    ["cik", "VARCHAR"],
+    ["ticker", "VARCHAR"],
+    ["accession_number", "VARCHAR"],
+    ["transaction_date", "DATE"],
+    ["transaction_code", "VARCHAR"],
+    ["shares", "DOUBLE"],
+    ["price", "DOUBLE"],
+    ["value", "DOUBLE"],
+    ["owner_name", "VARCHAR"],
+    ["owner_title", "VARCHAR"],
+    ["acquired_disposed", "VARCHAR"],
+    ["shares_owned_after", "DOUBLE"],
+    ["security_title", "VARCHAR"],
+  ],
+  balance_sheet: statementColumns("balance_sheet"),
+  cash_flow_statement: statementColumns("cash_flow_statement"),
+  income_statement: statementColumns("income_statement"),
   quotes: [
     ["security_id", "VARCHAR"],
     ["date", "DATE"],
@@ -80,6 +106,22 @@ export const SNAPSHOT_TABLES = {
 
 export type TableName = keyof typeof SNAPSHOT_TABLES;
 
+/** A statement table: period keys, then one DOUBLE column per field of that statement. */
+function statementColumns(kind: StatementKind): Columns {
+  return [
+    ["cik", "VARCHAR"],
+    ["period_type", "VARCHAR"],
+    ["fiscal_year", "INTEGER"],
+    ["fiscal_quarter", "INTEGER"],
+    ["period_start", "DATE"],
+    ["period_end", "DATE"],
+    ["first_filed", "DATE"],
+    ["last_filed", "DATE"],
+    ["currency", "VARCHAR"],
+    ...STATEMENT_FIELDS[kind].map((field) => [field, "DOUBLE"] as const),
+  ];
+}
+
 /** Sort order each table is written in (DuckDB zone maps then prune by it). */
 export const TABLE_ORDER: Record<TableName, string> = {
   securities: "ticker_key",
@@ -87,4 +129,9 @@ export const TABLE_ORDER: Record<TableName, string> = {
   filings: "cik, filing_date DESC, accession_number",
   prices: "security_id, date",
   quotes: "security_id",
+  shares_outstanding: "cik, date",
+  insider_trades: "cik, transaction_date DESC, accession_number",
+  balance_sheet: "cik, period_type, period_end DESC",
+  cash_flow_statement: "cik, period_type, period_end DESC",
+  income_statement: "cik, period_type, period_end DESC",
 };

@@ -10,6 +10,7 @@ import { errorsPlugin } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
 import { filingsRoutes } from "./routes/filings.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
+import { statementsRoutes } from "./routes/statements.ts";
 import { stocksRoutes } from "./routes/stocks.ts";
 import { systemRoutes } from "./routes/system.ts";
 
@@ -42,7 +43,8 @@ export function createApp(deps: AppDeps) {
     .use(systemRoutes(deps.billing, deps.accounts))
     .use(securitiesRoutes(deps.billing))
     .use(stocksRoutes(deps.billing))
-    .use(filingsRoutes(deps.billing));
+    .use(filingsRoutes(deps.billing))
+    .use(statementsRoutes(deps.billing));
 
   async function handle(request: Request): Promise<Response> {
     const requestId = crypto.randomUUID();

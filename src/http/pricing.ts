@@ -11,6 +11,10 @@ export const PRICING = {
   price: 1,
   secfiling: 1,
   sec_filings: 1,
+  balance_sheet: 1,
+  cash_flow_statement: 1,
+  income_statement: 1,
+  insider_tradings: 1,
 } as const satisfies Record<string, number>;
 
 export type Endpoint = keyof typeof PRICING;

@@ -1,17 +1,22 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { StatementPeriod } from "../domain/statements.ts";
 import { tickerKey } from "../domain/tickers.ts";
-import { activateSnapshot, type ImportReport, type Manifest } from "../snapshots.ts";
-import { computeQuote, type QuoteRow } from "./compute/quote.ts";
+import { activateSnapshot, type Manifest } from "../snapshots.ts";
+import { computeQuote } from "./compute/quote.ts";
+import { computeStatements, type FilingSummary } from "./compute/statements.ts";
+import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { buildSecurities } from "./securities.ts";
+import { parseCompanyFacts } from "./sources/companyfacts.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
-import { type PriceRow, parsePrices } from "./sources/prices.ts";
+import { parseOwnershipDocument } from "./sources/form4.ts";
+import { selectInsiderTrades } from "./sources/form4-select.ts";
+import { parsePrices } from "./sources/prices.ts";
 import { type CompanyRecord, type FilingRecord, parseSubmissions } from "./sources/submissions.ts";
 import { parseCompanyTickers, parseTickersExchange } from "./sources/tickers.ts";
-import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
-import { tickerFromFileName } from "./sources/values.ts";
-import { writeSnapshot } from "./write.ts";
+import { parseJson, tickerFromFileName } from "./sources/values.ts";
+import { SnapshotWriter } from "./write.ts";
 
 export interface ImportOptions {
   lenient?: boolean;
@@ -25,7 +30,8 @@ export interface ImportOptions {
 
 /**
  * Imports a source directory (DESIGN §5) into a new snapshot and activates it. Throws
- * ImportError (file and line) on bad input; nothing is activated then.
+ * ImportError (file and line) on bad input; nothing is activated then. Large sources
+ * (prices, companyfacts) are read one file at a time and streamed into the writer.
  */
 export async function importSources(
   fromDir: string,
@@ -35,59 +41,51 @@ export async function importSources(
   if (!existsSync(fromDir) || !statSync(fromDir).isDirectory()) {
     throw new ImportError(fromDir, null, "source directory does not exist");
   }
-  const ctx = new ImportContext(fromDir, opts);
-  const edgar = join(fromDir, "edgar");
-  const exchangeList = ctx.readOne(
-    join(edgar, "company_tickers_exchange.json"),
-    "tickers",
-    parseTickersExchange,
-  );
-  const tickerList = ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers);
-  const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
-  const figi = ctx.readAll(join(fromDir, "figi"), ".json", "figi", parseFigiMapping);
-  const priceFiles = ctx.files(join(fromDir, "prices"), ".csv");
-  const securities = buildSecurities({
-    exchangeList,
-    tickerList,
-    companies,
-    figi,
-    priceTickers: priceFiles.map((f) => tickerFromFileName(f)),
-  });
-  let dataAsOf: string | null = null;
-  const quotes: QuoteRow[] = [];
-  // One file at a time: the price table is streamed into the writer, never held whole.
-  const prices = function* (): Generator<PriceRow & { security_id: string }> {
-    for (const file of priceFiles) {
-      const securityId = tickerKey(tickerFromFileName(file));
-      const rows = ctx.parse(file, "prices", parsePrices);
-      const quote = computeQuote(securityId, rows);
-      if (quote) quotes.push(quote);
-      if (quote && (dataAsOf === null || quote.date > dataAsOf)) dataAsOf = quote.date;
-      for (const row of rows) yield { ...row, security_id: securityId };
-    }
-  };
-  opts.progress?.("writing snapshot");
-  const manifest = await writeSnapshot(
-    dataDir,
-    { securities: securities.values(), companies, filings, prices: prices(), quotes },
-    () => ({
+  const ctx = new ImportContext(fromDir, opts.lenient ?? false, opts.progress);
+  const writer = await SnapshotWriter.open(dataDir);
+  try {
+    const dataAsOf = await importAll(ctx, writer);
+    const manifest = await writer.finish({
       data_as_of: dataAsOf,
       source: opts.label ?? fromDir,
       calculation_version: {},
       report: ctx.report,
-    }),
-  );
-  if (opts.activate ?? true) activateSnapshot(dataDir, manifest.id);
-  return manifest;
+    });
+    if (opts.activate ?? true) activateSnapshot(dataDir, manifest.id);
+    return manifest;
+  } catch (error) {
+    writer.abort();
+    throw error;
+  }
+}
+
+/** Every source in turn; returns the last price date. */
+async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<string | null> {
+  const edgar = join(ctx.root, "edgar");
+  const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
+  const priceFiles = ctx.files(join(ctx.root, "prices"), ".csv");
+  const securities = buildSecurities({
+    exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
+    tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
+    companies,
+    figi: ctx.readAll(join(ctx.root, "figi"), ".json", "figi", parseFigiMapping),
+    priceTickers: priceFiles.map((f) => tickerFromFileName(f)),
+  });
+  await writer.append("securities", securities.values());
+  await writer.append("companies", companies);
+  const xbrlFilings = await importCompanyFacts(ctx, writer, join(edgar, "companyfacts"));
+  await writer.append("filings", withXbrl(filings, xbrlFilings));
+  await importInsiderTrades(ctx, writer, join(edgar, "form4"));
+  return importPrices(ctx, writer, priceFiles);
 }
 
 function readSubmissions(ctx: ImportContext, dir: string) {
-  const companies: CompanyRecord[] = [];
+  const companies: (CompanyRecord & { first_filing_date: string | null })[] = [];
   const byAccession = new Map<string, FilingRecord>();
   for (const file of ctx.files(dir, ".json")) {
-    const parsed = parseSubmissions(readFileSync(file, "utf8"), ctx.name(file), ctx.parseOptions);
+    const parsed = parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions);
     ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
-    if (parsed.company) companies.push(parsed.company);
+    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: null });
     for (const f of parsed.filings)
       if (!byAccession.has(f.accession_number)) byAccession.set(f.accession_number, f);
   }
@@ -96,62 +94,80 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     const seen = first.get(f.cik);
     if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
   }
-  const withFirst = companies.map((c) => ({ ...c, first_filing_date: first.get(c.cik) ?? null }));
-  return { companies: withFirst, filings: [...byAccession.values()] };
+  for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
+  return { companies, filings: [...byAccession.values()] };
 }
 
-type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
-
-/** File discovery, parsing and the running import report. */
-class ImportContext {
-  readonly report: ImportReport = { sources: {}, skipped: [], skipped_total: 0, notes: [] };
-  readonly parseOptions: ParseOptions;
-
-  constructor(
-    private readonly root: string,
-    private readonly opts: ImportOptions,
-  ) {
-    this.parseOptions = { lenient: opts.lenient ?? false };
+/** Statements and cover share counts per company; returns the XBRL facts of each filing. */
+async function importCompanyFacts(ctx: ImportContext, writer: SnapshotWriter, dir: string) {
+  const byAccession = new Map<string, FilingSummary>();
+  for (const file of ctx.files(dir, ".json")) {
+    const facts = parseCompanyFacts(parseJson(ctx.read(file), ctx.name(file)), ctx.name(file));
+    const computed = computeStatements(facts);
+    const { cik } = facts;
+    const rows = (periods: readonly StatementPeriod[]) =>
+      periods.map(({ values, ...period }) => ({ ...period, ...values }));
+    await writer.append("balance_sheet", rows(computed.balance_sheet));
+    await writer.append("cash_flow_statement", rows(computed.cash_flow_statement));
+    await writer.append("income_statement", rows(computed.income_statement));
+    await writer.append(
+      "shares_outstanding",
+      computed.shares_outstanding.map((s) => ({ cik, ...s })),
+    );
+    for (const f of computed.filings) byAccession.set(f.accession_number, f);
+    const periods =
+      computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
+    ctx.count("companyfacts", file, periods);
   }
+  return byAccession;
+}
 
-  /** Path relative to the source root, as printed in messages. */
-  name(file: string): string {
-    return relative(this.root, file) || basename(file);
-  }
+/** Adds fy, fp, report period and amendment flag of 10-K/10-Q filings from their XBRL facts. */
+function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
+  return filings.map((f) => {
+    const x = xbrl.get(f.accession_number);
+    return {
+      ...f,
+      fy: x?.fy ?? null,
+      fp: x?.fp ?? null,
+      period: x?.period ?? null,
+      amendment_flag: x?.amendment_flag ?? null,
+    };
+  });
+}
 
-  /** Files with this extension below `dir`, sorted; none when `dir` is absent. */
-  files(dir: string, ext: string): string[] {
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir, { recursive: true, encoding: "utf8" })
-      .filter((f) => f.toLowerCase().endsWith(ext))
-      .map((f) => join(dir, f))
-      .sort();
-  }
+/** Form 3/4/5 documents: purchases and sales (codes P and S) of non-derivative securities. */
+async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, dir: string): Promise<void> {
+  const files = ctx.files(dir, ".xml");
+  if (files.length === 0) return;
+  const documents = files.map((file) => parseOwnershipDocument(ctx.read(file), ctx.name(file)));
+  const { rows, report } = selectInsiderTrades(documents);
+  await writer.append("insider_trades", rows);
+  ctx.count("form4", dir, rows.length);
+  const entry = ctx.report.sources.form4;
+  if (entry) entry.files = report.documentsRead;
+  ctx.note(
+    `form4: ${report.documentsRead} documents, ${report.documentsWithoutTrades} without P/S rows, ${report.duplicatesSkipped} duplicates, ${report.amendmentsApplied} amendments applied`,
+  );
+}
 
-  parse<T>(file: string, source: string, parser: Parser<T>): T[] {
-    const result = parser(readFileSync(file, "utf8"), this.name(file), this.parseOptions);
-    this.count(source, file, result.rows.length, result.skipped);
-    return result.rows;
+/** One price file at a time: the price table is streamed, never held whole. */
+async function importPrices(
+  ctx: ImportContext,
+  writer: SnapshotWriter,
+  files: string[],
+): Promise<string | null> {
+  let dataAsOf: string | null = null;
+  for (const file of files) {
+    const securityId = tickerKey(tickerFromFileName(file));
+    const rows = ctx.parse(file, "prices", parsePrices);
+    await writer.append(
+      "prices",
+      rows.map((row) => ({ ...row, security_id: securityId })),
+    );
+    const quote = computeQuote(securityId, rows);
+    if (quote) await writer.append("quotes", [quote]);
+    if (quote && (dataAsOf === null || quote.date > dataAsOf)) dataAsOf = quote.date;
   }
-
-  readOne<T>(file: string, source: string, parser: Parser<T>): T[] {
-    return existsSync(file) ? this.parse(file, source, parser) : [];
-  }
-
-  readAll<T>(dir: string, ext: string, source: string, parser: Parser<T>): T[] {
-    return this.files(dir, ext).flatMap((file) => this.parse(file, source, parser));
-  }
-
-  count(source: string, file: string, records: number, skipped: SkippedRecord[]): void {
-    const entry = this.report.sources[source] ?? { files: 0, records: 0 };
-    this.report.sources[source] = entry;
-    entry.files++;
-    entry.records += records;
-    this.report.skipped_total += skipped.length;
-    // The manifest lists the first skipped records; the total counts them all.
-    for (const s of skipped.slice(0, Math.max(0, 1000 - this.report.skipped.length))) {
-      this.report.skipped.push({ file: this.name(file), line: s.line, reason: s.reason });
-    }
-    if (entry.files % 100 === 0) this.opts.progress?.(`${source}: ${entry.files} files`);
-  }
+  return dataAsOf;
 }

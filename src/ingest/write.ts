@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
+import { type Columns, SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
 import { Db, openDuckDb } from "../query/duckdb.ts";
 import {
   cleanStaging,
@@ -12,75 +12,141 @@ import {
   type TableEntry,
 } from "../snapshots.ts";
 
-export type TableRows = Partial<Record<TableName, Iterable<object>>>;
+/** Rows a staged table holds before they are spilled to a Parquet part (bounds memory). */
+const SPILL_ROWS = 1_000_000;
 
-/**
- * Writes a complete snapshot: each table to Parquet in a staging directory, the manifest
- * last, then one rename into place. Nothing is activated here; an interrupted write leaves
- * only a staging directory, removed by the next import. `meta` is called after every row
- * was consumed, so it may report what the row iterators saw.
- */
-export async function writeSnapshot(
-  dataDir: string,
-  tables: TableRows,
-  meta: () => Omit<Manifest, "id" | "created_at" | "tables">,
-): Promise<Manifest> {
-  cleanStaging(dataDir);
-  const id = newSnapshotId();
-  const staging = join(snapshotsDir(dataDir), `.staging-${id}`);
-  mkdirSync(staging, { recursive: true });
-  const instance = await openDuckDb();
-  const db = await Db.connect(instance);
-  const entries: Partial<Record<TableName, TableEntry>> = {};
-  try {
-    for (const name of Object.keys(SNAPSHOT_TABLES) as TableName[]) {
-      const rows = tables[name];
-      if (rows) entries[name] = await writeTable(db, staging, name, rows);
-    }
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    throw error;
-  } finally {
-    db.close();
-    instance.closeSync();
-  }
-  const manifest: Manifest = { id, created_at: new Date().toISOString(), ...meta(), tables: entries };
-  writeFileSync(join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(staging, snapshotDir(dataDir, id));
-  return manifest;
+type Appender = Awaited<ReturnType<Db["appender"]>>;
+
+interface Staged {
+  appender: Appender;
+  rows: number;
+  pending: number;
+  parts: string[];
 }
 
-/** Appends rows to a typed in-memory table, then copies it to `<name>.parquet`. */
-async function writeTable(db: Db, dir: string, name: TableName, rows: Iterable<object>): Promise<TableEntry> {
-  const columns = SNAPSHOT_TABLES[name];
-  // Dates and timestamps are appended as text and cast on the way out.
-  const staged = columns.map(
-    ([col, type]) => `"${col}" ${type === "DATE" || type === "TIMESTAMP" ? "VARCHAR" : type}`,
-  );
-  await db.run(`CREATE OR REPLACE TABLE staged (${staged.join(", ")})`);
-  const appender = await db.appender("staged");
-  let count = 0;
-  for (const row of rows) {
-    const values = row as Record<string, unknown>;
-    for (const [col, type] of columns) appendValue(appender, type, values[col], name, col);
-    appender.endRow();
-    count++;
+/**
+ * Writes one snapshot: rows are appended per table (several tables at once, so the importer
+ * can stream each source file once), spilled to Parquet parts in a staging directory, and on
+ * `finish` each table becomes one sorted Parquet file, the manifest is written last, and the
+ * staging directory is renamed into place. Nothing is activated here. `abort` (or a crash)
+ * leaves at most a staging directory, which the next import removes.
+ */
+export class SnapshotWriter {
+  private readonly staged = new Map<TableName, Staged>();
+  private closed = false;
+
+  private constructor(
+    private readonly dataDir: string,
+    readonly id: string,
+    private readonly dir: string,
+    private readonly instance: Awaited<ReturnType<typeof openDuckDb>>,
+    private readonly db: Db,
+  ) {}
+
+  static async open(dataDir: string): Promise<SnapshotWriter> {
+    cleanStaging(dataDir);
+    const id = newSnapshotId();
+    const dir = join(snapshotsDir(dataDir), `.staging-${id}`);
+    mkdirSync(dir, { recursive: true });
+    const instance = await openDuckDb();
+    return new SnapshotWriter(dataDir, id, dir, instance, await Db.connect(instance));
   }
-  appender.closeSync();
+
+  /** Appends rows (objects keyed by column name) to a table; may spill to disk. */
+  async append(table: TableName, rows: Iterable<object>): Promise<void> {
+    const staged = this.staged.get(table) ?? (await this.stage(table));
+    const columns = SNAPSHOT_TABLES[table] as Columns;
+    for (const row of rows) {
+      const values = row as Record<string, unknown>;
+      for (const [col, type] of columns) appendValue(staged.appender, type, values[col], table, col);
+      staged.appender.endRow();
+      staged.rows++;
+      staged.pending++;
+    }
+    if (staged.pending >= SPILL_ROWS) await this.spill(table, staged);
+  }
+
+  /** Writes every table, then the manifest, then renames the snapshot into place. */
+  async finish(meta: Omit<Manifest, "id" | "created_at" | "tables">): Promise<Manifest> {
+    const tables: Partial<Record<TableName, TableEntry>> = {};
+    try {
+      for (const [table, staged] of this.staged) tables[table] = await this.writeTable(table, staged);
+    } catch (error) {
+      this.abort();
+      throw error;
+    }
+    this.close();
+    const manifest: Manifest = { id: this.id, created_at: new Date().toISOString(), ...meta, tables };
+    writeFileSync(join(this.dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    renameSync(this.dir, snapshotDir(this.dataDir, this.id));
+    return manifest;
+  }
+
+  /** Drops everything written so far. */
+  abort(): void {
+    this.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const staged of this.staged.values()) staged.appender.closeSync();
+    this.db.close();
+    this.instance.closeSync();
+  }
+
+  /** Dates and timestamps are staged as text and cast when written out. */
+  private async stage(table: TableName): Promise<Staged> {
+    const columns = SNAPSHOT_TABLES[table] as Columns;
+    const defs = columns.map(
+      ([col, type]) => `"${col}" ${type === "DATE" || type === "TIMESTAMP" ? "VARCHAR" : type}`,
+    );
+    await this.db.run(`CREATE TABLE staged_${table} (${defs.join(", ")})`);
+    const staged = { appender: await this.db.appender(`staged_${table}`), rows: 0, pending: 0, parts: [] };
+    this.staged.set(table, staged);
+    return staged;
+  }
+
+  private async spill(table: TableName, staged: Staged): Promise<void> {
+    staged.appender.closeSync();
+    const part = join(this.dir, `${table}.part${staged.parts.length}.parquet`);
+    await this.db.run(
+      `COPY (${castSelect(table)} FROM staged_${table}) TO ${literal(part)} (FORMAT parquet)`,
+    );
+    await this.db.run(`DELETE FROM staged_${table}`);
+    staged.parts.push(part);
+    staged.pending = 0;
+    staged.appender = await this.db.appender(`staged_${table}`);
+  }
+
+  private async writeTable(table: TableName, staged: Staged): Promise<TableEntry> {
+    if (staged.pending > 0 || staged.parts.length === 0) await this.spill(table, staged);
+    const file = `${table}.parquet`;
+    const path = join(this.dir, file);
+    const parts = `[${staged.parts.map(literal).join(", ")}]`;
+    await this.db.run(
+      `COPY (SELECT * FROM read_parquet(${parts}) ORDER BY ${TABLE_ORDER[table]}) TO ${literal(path)}
+       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`,
+    );
+    for (const part of staged.parts) rmSync(part);
+    return { file, rows: staged.rows, bytes: statSync(path).size, sha256: await sha256File(path) };
+  }
+}
+
+/** `SELECT` of a table's columns with the staged text dates cast back to their types. */
+function castSelect(table: TableName): string {
+  const columns = SNAPSHOT_TABLES[table] as Columns;
   const select = columns.map(([col, type]) =>
     type === "DATE" || type === "TIMESTAMP" ? `CAST("${col}" AS ${type}) AS "${col}"` : `"${col}"`,
   );
-  const file = `${name}.parquet`;
-  const path = join(dir, file);
-  // `path` is ours (data dir + generated id), never caller input.
-  await db.run(
-    `COPY (SELECT ${select.join(", ")} FROM staged ORDER BY ${TABLE_ORDER[name]}) TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`,
-  );
-  await db.run("DROP TABLE staged");
-  return { file, rows: count, bytes: statSync(path).size, sha256: await sha256File(path) };
+  return `SELECT ${select.join(", ")}`;
 }
 
-type Appender = Awaited<ReturnType<Db["appender"]>>;
+/** A SQL string literal of one of our own paths (data dir + generated id, never input). */
+function literal(path: string): string {
+  return `'${path.replaceAll("'", "''")}'`;
+}
 
 function appendValue(appender: Appender, type: string, value: unknown, table: string, col: string): void {
   if (value === null || value === undefined) appender.appendNull();

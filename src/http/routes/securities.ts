@@ -1,9 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError } from "../../errors.ts";
+import { getInsiderTrades } from "../../query/insider-trades.ts";
 import type { Security } from "../../query/securities.ts";
 import { errorResponses, NumOrNull, Pagination, pagination, SecurityRecord } from "../models/common.ts";
-import { Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { calendarDate, orderedRange, Params, resolveSecurity, snapshotOf } from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import { operation } from "./operation.ts";
 
@@ -39,7 +40,21 @@ const Quote = t.Object({
   }),
 });
 
-/** /securities/search and /securities/{ticker}/quote. */
+const InsiderTrade = t.Object({
+  transaction_date: t.String(),
+  transaction_code: t.String({ description: "P (purchase) or S (sale)" }),
+  shares: NumOrNull,
+  price: NumOrNull,
+  value: NumOrNull,
+  owner_name: t.String(),
+  owner_title: t.String(),
+  acquired_disposed: t.Union([t.String(), t.Null()]),
+  shares_owned_after: NumOrNull,
+  security_title: t.Union([t.String(), t.Null()]),
+  accession_number: t.Union([t.String(), t.Null()]),
+});
+
+/** /securities/search, /securities/{ticker}/quote and /insider_tradings. */
 export function securitiesRoutes(billing: Billing) {
   return new Elysia({ name: "routes.securities" })
     .use(billingPlugin(billing))
@@ -86,6 +101,38 @@ export function securitiesRoutes(billing: Billing) {
           "quote",
           "Latest quote",
           "Latest session from the imported daily prices, with the 52-week range.",
+        ),
+      },
+    )
+    .get(
+      "/securities/:ticker/insider_tradings",
+      async ({ params, query, request }) => {
+        const snapshot = snapshotOf(request);
+        const security = resolveSecurity(snapshot, params.ticker);
+        const start = query.start ? calendarDate(query.start, "start") : null;
+        const end = query.end ? calendarDate(query.end, "end") : null;
+        orderedRange(start, end, ["start", "end"]);
+        const trades = security.cik
+          ? await getInsiderTrades(snapshot, security.cik, start, end, query.limit)
+          : [];
+        return { ...securityRecord(security), insider_tradings: trades };
+      },
+      {
+        billed: "insider_tradings",
+        params: t.Object({ ticker: Params.ticker("ticker") }),
+        query: t.Object({
+          start: t.Optional(Params.date("start", "first transaction date, inclusive")),
+          end: t.Optional(Params.date("end", "last transaction date, inclusive")),
+          limit: Params.positiveInt("limit", "number of transactions", 1000, 10_000),
+        }),
+        response: {
+          200: t.Intersect([SecurityRecord, t.Object({ insider_tradings: t.Array(InsiderTrade) })]),
+          ...errorResponses,
+        },
+        detail: operation(
+          "insider_tradings",
+          "Insider purchases and sales",
+          "Open-market purchases (P) and sales (S) of non-derivative securities from Forms 4, newest first. `value` = shares × price. A 4/A replaces the filing it amends. `owner_title` is the officer title, else Director, 10% Owner or Other.",
         ),
       },
     );

@@ -1,0 +1,60 @@
+/** The text of `stockd --help` and `stockd <command> --help`. */
+
+const COMMON = `Every command takes --data-dir DIR (default: $STOCKD_DATA_DIR, else ./data);
+commands that create or show things take --json and then print one JSON object on stdout.`;
+
+/** One entry per command: its usage lines and what it does. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  serve: `usage: stockd serve [--port N] [--host H]
+
+Serves the HTTP API (default 127.0.0.1:8080; env PORT, HOST). On a fresh data dir (no
+snapshot, no accounts) it first builds the demo data set and prints a demo API key.
+SIGTERM or SIGINT stops it gracefully: calls in flight finish (up to 8 s), then exit 0.`,
+  demo: `usage: stockd demo [--json]
+
+Generates the fictional demo universe, imports it as a new snapshot and activates it.`,
+  import: `usage: stockd import --from DIR [--lenient] [--json]
+
+Imports a source directory (SEC, price, dividend, calendar, estimate and FIGI files; see the
+README) into a new snapshot and activates it. Bad input fails with the file and line named.`,
+  snapshots: `usage: stockd snapshots list [--json]
+       stockd snapshots activate ID [--json]
+
+Lists the snapshots in the data dir, or switches the served one (a running server follows).`,
+  users: `usage: stockd users create --email E [--credits N] [--json]`,
+  keys: `usage: stockd keys create --user ID_OR_EMAIL [--name S] [--expires-at ISO8601] [--json]
+       stockd keys list --user ID_OR_EMAIL [--json]
+       stockd keys disable KEY_ID
+       stockd keys enable KEY_ID
+
+The full key is printed only by "keys create"; only its hash is stored.`,
+  credits: `usage: stockd credits grant --user ID_OR_EMAIL --amount N [--reason S] [--json]
+       stockd credits show --user ID_OR_EMAIL [--json]`,
+  healthcheck: `usage: stockd healthcheck [--url URL]
+
+GETs the server's /health (default http://127.0.0.1:$PORT/health) and exits 0 when it
+answers 200, 1 otherwise. For container health checks: the image has no curl.`,
+};
+
+/** `stockd --help`: the version line, then one summary line per command. */
+export function generalHelp(version: string): string {
+  return `stockd ${version}: a self-hosted, read-only stock-data REST service
+
+usage: stockd <command> [options]      stockd <command> --help      stockd --version
+
+  serve [--port N] [--host H]        serve HTTP (default 127.0.0.1:8080); a fresh data dir gets the demo data
+  demo                               build the demo data set and activate it
+  import --from DIR [--lenient]      import a source directory into a new snapshot and activate it
+  snapshots list | activate ID       list snapshots, switch the active one
+  users create --email E [--credits N]
+  keys create --user U [--name S] [--expires-at ISO8601] | list --user U | disable ID | enable ID
+  credits grant --user U --amount N [--reason S] | show --user U
+  healthcheck [--url URL]            exit 0 when the server's /health answers 200
+
+${COMMON}`;
+}
+
+/** `stockd <command> --help`, or null for an unknown command. */
+export function commandHelp(name: string): string | null {
+  return Object.hasOwn(COMMAND_HELP, name) ? `${COMMAND_HELP[name]}\n\n${COMMON}` : null;
+}

@@ -1,0 +1,95 @@
+import { Elysia, t } from "elysia";
+import type { Billing } from "../../accounts/billing.ts";
+import { STATEMENT_FIELDS, type StatementKind } from "../../domain/statements.ts";
+import { ApiError } from "../../errors.ts";
+import { getStatementPeriods } from "../../query/statements.ts";
+import { errorResponses, Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
+import { Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { billingPlugin } from "../plugins/billing.ts";
+import type { Endpoint } from "../pricing.ts";
+import { operation } from "./operation.ts";
+
+interface Statement {
+  kind: StatementKind;
+  path: string;
+  endpoint: Endpoint;
+  title: string;
+}
+
+const STATEMENTS: Statement[] = [
+  { kind: "balance_sheet", path: "balance-sheet", endpoint: "balance_sheet", title: "Balance sheet" },
+  {
+    kind: "cash_flow_statement",
+    path: "cash-flow-statement",
+    endpoint: "cash_flow_statement",
+    title: "Cash flow statement",
+  },
+  {
+    kind: "income_statement",
+    path: "income-statement",
+    endpoint: "income_statement",
+    title: "Income statement",
+  },
+];
+
+const DESCRIPTION =
+  "Periods newest first. `snapshot_date` is the period end; `fiscal_year` is the company's own label " +
+  "(fiscal_quarter null for annual and TTM). Quarterly flows are three-month values (Q2/Q3 from " +
+  "year-to-date differences, Q4 = fiscal year − nine months where not reported); TTM sums the latest four " +
+  "consecutive quarters (balances: the latest instant). Restated values from the latest filing win. Money " +
+  "in units of `currency`; cash-flow outflows negative. Every field is present, null where the filer reports " +
+  "nothing that maps to it.";
+
+function periodSchema(kind: StatementKind) {
+  const fields = Object.fromEntries(STATEMENT_FIELDS[kind].map((f) => [f, NumOrNull]));
+  return t.Object({
+    period_type: t.String(),
+    fiscal_year: t.Integer(),
+    fiscal_quarter: Nullable(t.Integer()),
+    snapshot_date: t.String(),
+    period_start: StrOrNull,
+    currency: StrOrNull,
+    filing_date: t.String({ description: "filing date of the latest value used" }),
+    [kind]: t.Object(fields),
+  });
+}
+
+/** /stocks/{symbol}/balance-sheet, /cash-flow-statement and /income-statement. */
+export function statementsRoutes(billing: Billing) {
+  const [balance, cashFlow, income] = STATEMENTS as [Statement, Statement, Statement];
+  return new Elysia({ name: "routes.statements" })
+    .use(statementRoute(billing, balance))
+    .use(statementRoute(billing, cashFlow))
+    .use(statementRoute(billing, income));
+}
+
+function statementRoute(billing: Billing, { kind, path, endpoint, title }: Statement) {
+  const Body = t.Object({ symbol: t.String(), periods: t.Array(periodSchema(kind)) });
+  return new Elysia({ name: `routes.statements.${kind}` }).use(billingPlugin(billing)).get(
+    `/stocks/:symbol/${path}`,
+    async ({ params, query, request }) => {
+      const snapshot = snapshotOf(request);
+      const security = resolveSecurity(snapshot, params.symbol);
+      const periods = security.cik
+        ? await getStatementPeriods(snapshot, kind, security.cik, query.period_type, query.limit)
+        : null;
+      if (!periods) throw new ApiError("not_found", `no ${title.toLowerCase()} data for ${security.ticker}`);
+      // The statement object's key is the kind, which TypeScript cannot follow through the loop.
+      return { symbol: security.ticker, periods } as unknown as typeof Body.static;
+    },
+    {
+      billed: endpoint,
+      params: t.Object({ symbol: Params.ticker("symbol") }),
+      query: t.Object({
+        period_type: t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")], {
+          default: "annual",
+          description: "annual (default), quarterly or ttm",
+          error: "period_type: must be annual, quarterly or ttm",
+        }),
+        limit: Params.positiveInt("limit", "number of periods", 10, 100),
+      }),
+      response: { 200: Body, ...errorResponses },
+      detail: operation(endpoint, title, DESCRIPTION),
+    },
+  );
+}

@@ -1,0 +1,75 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import type { ImportReport } from "../snapshots.ts";
+import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
+
+export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
+
+/** Manifest reports list this many skipped records; the total counts them all. */
+const LISTED_SKIPS = 1000;
+
+/** File discovery, parsing with file names relative to the source root, and the import report. */
+export class ImportContext {
+  readonly report: ImportReport = { sources: {}, skipped: [], skipped_total: 0, notes: [] };
+  readonly parseOptions: ParseOptions;
+
+  constructor(
+    readonly root: string,
+    lenient: boolean,
+    private readonly progress?: (message: string) => void,
+  ) {
+    this.parseOptions = { lenient };
+  }
+
+  /** Path relative to the source root, as printed in messages. */
+  name(file: string): string {
+    return relative(this.root, file) || basename(file);
+  }
+
+  /** Files with this extension below `dir` (recursively), sorted; none when `dir` is absent. */
+  files(dir: string, ...exts: string[]): string[] {
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((f) => exts.some((ext) => f.toLowerCase().endsWith(ext)))
+      .map((f) => join(dir, f))
+      .sort();
+  }
+
+  read(file: string): string {
+    return readFileSync(file, "utf8");
+  }
+
+  parse<T>(file: string, source: string, parser: Parser<T>): T[] {
+    const result = parser(this.read(file), this.name(file), this.parseOptions);
+    this.count(source, file, result.rows.length, result.skipped);
+    return result.rows;
+  }
+
+  readOne<T>(file: string, source: string, parser: Parser<T>): T[] {
+    return existsSync(file) ? this.parse(file, source, parser) : [];
+  }
+
+  readAll<T>(dir: string, ext: string, source: string, parser: Parser<T>): T[] {
+    return this.files(dir, ext).flatMap((file) => this.parse(file, source, parser));
+  }
+
+  count(source: string, file: string, records: number, skipped: readonly SkippedRecord[] = []): void {
+    const entry = this.report.sources[source] ?? { files: 0, records: 0 };
+    this.report.sources[source] = entry;
+    entry.files++;
+    entry.records += records;
+    this.report.skipped_total += skipped.length;
+    for (const s of skipped.slice(0, Math.max(0, LISTED_SKIPS - this.report.skipped.length))) {
+      this.report.skipped.push({ file: this.name(file), line: s.line, reason: s.reason });
+    }
+    if (entry.files % 100 === 0) this.progress?.(`${source}: ${entry.files} files`);
+  }
+
+  note(message: string): void {
+    this.report.notes.push(message);
+  }
+
+  status(message: string): void {
+    this.progress?.(message);
+  }
+}

@@ -1,0 +1,37 @@
+import type { LoadedSnapshot } from "./snapshot.ts";
+
+/** An insider purchase or sale as served (spec §2.15 plus filing details). */
+export interface InsiderTrade {
+  transaction_date: string;
+  transaction_code: string;
+  shares: number | null;
+  price: number | null;
+  value: number | null;
+  owner_name: string;
+  owner_title: string;
+  acquired_disposed: string | null;
+  shares_owned_after: number | null;
+  security_title: string | null;
+  accession_number: string | null;
+}
+
+const TRADES = `SELECT transaction_date, transaction_code, shares, price, value, owner_name, owner_title,
+    acquired_disposed, shares_owned_after, security_title, accession_number
+  FROM insider_trades
+  WHERE cik = $cik
+    AND ($start IS NULL OR transaction_date >= CAST($start AS DATE))
+    AND ($end IS NULL OR transaction_date <= CAST($end AS DATE))
+  ORDER BY transaction_date DESC, accession_number DESC
+  LIMIT $limit`;
+
+/** Purchases and sales (codes P and S, as imported) of a company's insiders, newest first. */
+export function getInsiderTrades(
+  snapshot: LoadedSnapshot,
+  cik: string,
+  start: string | null,
+  end: string | null,
+  limit: number,
+) {
+  if (!snapshot.has("insider_trades")) return Promise.resolve([] as InsiderTrade[]);
+  return snapshot.all<InsiderTrade>(TRADES, { cik, start, end, limit });
+}

@@ -1,0 +1,68 @@
+import { type PeriodType, STATEMENT_FIELDS, type StatementKind } from "../domain/statements.ts";
+import type { Row } from "./duckdb.ts";
+import type { LoadedSnapshot } from "./snapshot.ts";
+
+/** One statement period as served (spec §2.18; the statement object under its kind's name). */
+export interface ServedPeriod {
+  period_type: PeriodType;
+  fiscal_year: number;
+  fiscal_quarter: number | null;
+  snapshot_date: string;
+  period_start: string | null;
+  currency: string | null;
+  filing_date: string;
+  [statement: string]: unknown;
+}
+
+function periodsSql(kind: StatementKind): string {
+  const fields = STATEMENT_FIELDS[kind].map((f) => `"${f}"`).join(", ");
+  return `SELECT period_type, fiscal_year, fiscal_quarter, period_start, period_end, last_filed, currency, ${fields}
+    FROM ${kind} WHERE cik = $cik AND period_type = $period_type ORDER BY period_end DESC LIMIT $limit`;
+}
+
+const SQL = {
+  balance_sheet: periodsSql("balance_sheet"),
+  cash_flow_statement: periodsSql("cash_flow_statement"),
+  income_statement: periodsSql("income_statement"),
+} as const;
+
+const ANY_SQL = {
+  balance_sheet: "SELECT 1 AS x FROM balance_sheet WHERE cik = $cik LIMIT 1",
+  cash_flow_statement: "SELECT 1 AS x FROM cash_flow_statement WHERE cik = $cik LIMIT 1",
+  income_statement: "SELECT 1 AS x FROM income_statement WHERE cik = $cik LIMIT 1",
+} as const;
+
+/**
+ * The newest `limit` periods of one statement for a company, or null when the snapshot has
+ * no periods of that statement for it at all (an empty list means none of that period type).
+ */
+export async function getStatementPeriods(
+  snapshot: LoadedSnapshot,
+  kind: StatementKind,
+  cik: string,
+  periodType: PeriodType,
+  limit: number,
+): Promise<ServedPeriod[] | null> {
+  if (!snapshot.has(kind)) return null;
+  const rows = await snapshot.all(SQL[kind], { cik, period_type: periodType, limit });
+  if (rows.length === 0) {
+    const any = await snapshot.all(ANY_SQL[kind], { cik });
+    return any.length === 0 ? null : [];
+  }
+  return rows.map((row) => served(kind, row));
+}
+
+function served(kind: StatementKind, row: Row): ServedPeriod {
+  const statement: Record<string, number | null> = {};
+  for (const field of STATEMENT_FIELDS[kind]) statement[field] = (row[field] as number | null) ?? null;
+  return {
+    period_type: row.period_type as PeriodType,
+    fiscal_year: row.fiscal_year as number,
+    fiscal_quarter: (row.fiscal_quarter as number | null) ?? null,
+    snapshot_date: row.period_end as string,
+    period_start: (row.period_start as string | null) ?? null,
+    currency: (row.currency as string | null) ?? null,
+    filing_date: row.last_filed as string,
+    [kind]: statement,
+  };
+}

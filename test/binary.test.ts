@@ -1,0 +1,214 @@
+/**
+ * The compiled binary, as a self-hoster runs it: built by scripts/build.ts (the same script
+ * as `npm run build` and the Dockerfile), copied alone into an empty directory and run there
+ * with a fixed environment whose PATH holds neither Bun nor Node.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tempDir } from "./helpers/env.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const BUILD_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const DEMO_USER = "demo@stockd.local";
+
+let work: string;
+let env: Record<string, string>;
+let server: Served;
+
+/** A running `stockd serve`: its process, its URL and whatever it has printed on stderr. */
+interface Served {
+  proc: Bun.Subprocess<"ignore", "ignore", "pipe">;
+  url: string;
+  stderr: () => string;
+}
+
+/** Runs the binary to completion (bounded) in the work dir; returns its exit code and output. */
+async function runCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(["./stockd", ...args], {
+    cwd: work,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** Starts `stockd serve --port 0` on ./d and waits (bounded) for the URL it prints. */
+async function serve(): Promise<Served> {
+  const proc = Bun.spawn(["./stockd", "serve", "--data-dir", "./d", "--port", "0"], {
+    cwd: work,
+    env,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  let text = "";
+  const decoder = new TextDecoder();
+  const reader = proc.stderr.getReader();
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  const listening = /stockd listening on (http:\/\/\S+)/;
+  while (!listening.test(text)) {
+    const left = deadline - Date.now();
+    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(left, 0)).then(() => null)]);
+    if (next === null || next.done) {
+      proc.kill("SIGKILL");
+      throw new Error(`stockd serve did not print its URL within ${START_TIMEOUT_MS} ms:\n${text}`);
+    }
+    text += decoder.decode(next.value, { stream: true });
+  }
+  // Keep draining stderr so the child never blocks on a full pipe.
+  void (async () => {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
+  })().catch(() => {});
+  return { proc, url: listening.exec(text)?.[1] as string, stderr: () => text };
+}
+
+/** Sends SIGTERM and waits (bounded) for the exit code. */
+async function terminate(served: Served): Promise<number | "still running"> {
+  served.proc.kill("SIGTERM");
+  const code = await Promise.race([
+    served.proc.exited,
+    Bun.sleep(STOP_TIMEOUT_MS).then(() => "still running" as const),
+  ]);
+  if (code === "still running") served.proc.kill("SIGKILL");
+  return code;
+}
+
+function demoKey(served: Served): string {
+  const key = /demo API key \(shown once\): (sk_[0-9A-Za-z]+)/.exec(served.stderr())?.[1];
+  if (!key) throw new Error(`no demo key in the start-up output:\n${served.stderr()}`);
+  return key;
+}
+
+function get(served: Served, path: string, key?: string): Promise<Response> {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  return fetch(`${served.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+}
+
+async function balance(): Promise<{ user: string; balance: number; reserved: number }> {
+  const shown = await runCli("credits", "show", "--user", DEMO_USER, "--json", "--data-dir", "./d");
+  expect(shown.code, `credits show failed: ${shown.stderr}`).toBe(0);
+  return JSON.parse(shown.stdout);
+}
+
+beforeAll(async () => {
+  const build = tempDir("stockd-build-");
+  const built = Bun.spawn([process.execPath, "scripts/build.ts", "--outfile", join(build, "stockd")], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: BUILD_TIMEOUT_MS,
+  });
+  const [log, code] = await Promise.all([new Response(built.stderr).text(), built.exited]);
+  if (code !== 0) throw new Error(`scripts/build.ts failed (exit ${code}):\n${log}`);
+  work = tempDir("stockd-binary-");
+  const empty = join(work, "no-bin");
+  mkdirSync(empty);
+  copyFileSync(join(build, "stockd"), join(work, "stockd"));
+  env = {
+    TZ: "UTC",
+    NO_COLOR: "1",
+    PATH: empty,
+    HOME: join(work, "home"),
+    XDG_CACHE_HOME: join(work, "cache"),
+  };
+  server = await serve();
+}, BUILD_TIMEOUT_MS + START_TIMEOUT_MS);
+
+afterAll(async () => {
+  if (server && server.proc.exitCode === null) await terminate(server);
+});
+
+describe("stockd binary", () => {
+  test("--version, --help and per-command help", async () => {
+    const { version } = await Bun.file(join(ROOT, "package.json")).json();
+    const printed = await runCli("--version", "--json");
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.stdout), "the version baked in at build time").toMatchObject({ version });
+    const help = await runCli("--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: stockd <command>");
+    const serveHelp = await runCli("serve", "--help");
+    expect(serveHelp.code).toBe(0);
+    expect(serveHelp.stdout).toContain("usage: stockd serve");
+  });
+
+  test("a fresh data dir gets the demo data, and libduckdb.so is unpacked once into the cache", () => {
+    expect(server.stderr()).toContain("demo API key");
+    expect(existsSync(join(work, "d", "CURRENT")), "the demo snapshot is active").toBe(true);
+    const cached = readdirSync(join(work, "cache", "stockd"), { recursive: true }).map(String);
+    expect(
+      cached.some((f) => /libduckdb-\w+\.so$/.test(f)),
+      `cache holds ${cached.join(", ")}`,
+    ).toBe(true);
+  });
+
+  test("an authenticated call is billed one credit, and the CLI sees the same balance", async () => {
+    const key = demoKey(server);
+    const first = await get(server, "/stocks/DWGT/profile", key);
+    expect(first.status).toBe(200);
+    const profile = (await first.json()) as { identity?: { symbol?: string } };
+    expect(profile.identity?.symbol, "the profile of the demo company").toBe("DWGT");
+    const second = await get(server, "/stocks/DWGT/profile", key);
+    expect(second.status).toBe(200);
+    await second.arrayBuffer();
+    const before = Number(first.headers.get("x-credits-remaining"));
+    const after = Number(second.headers.get("x-credits-remaining"));
+    expect(second.headers.get("x-credits-charged")).toBe("1");
+    expect(after, "each 200 costs one credit").toBe(before - 1);
+    expect((await balance()).balance, "credits show reports the committed balance").toBe(after);
+    expect((await get(server, "/stocks/DWGT/profile")).status, "no key, no data").toBe(401);
+  });
+
+  test("the docs page, its embedded assets and /openapi.json are served", async () => {
+    for (const path of ["/docs", "/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"]) {
+      const response = await get(server, path);
+      expect(response.status, `${path} status`).toBe(200);
+      expect((await response.arrayBuffer()).byteLength, `${path} has a body`).toBeGreaterThan(100);
+    }
+    const spec = (await (await get(server, "/openapi.json")).json()) as { paths: object };
+    expect(Object.keys(spec.paths)).toContain("/stocks/{symbol}/profile");
+  });
+
+  test("healthcheck exits 0 against a live server and 1 against a closed port", async () => {
+    expect((await runCli("healthcheck", "--url", `${server.url}/health`)).code).toBe(0);
+    expect((await runCli("healthcheck", "--url", "http://127.0.0.1:1/health")).code).toBe(1);
+  });
+
+  test("SIGTERM: calls in flight finish and are billed exactly, then exit 0", async () => {
+    const second = await serve(); // the data dir is initialised: no demo, no key printed
+    const key = demoKey(server);
+    const start = await balance();
+    const calls = Array.from({ length: 20 }, () =>
+      get(second, "/stocks/DWGT/profile", key).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => "refused" as const,
+      ),
+    );
+    await Bun.sleep(5);
+    expect(await terminate(second), `exit code; stderr:\n${second.stderr()}`).toBe(0);
+    const outcomes = await Promise.all(calls);
+    expect(
+      outcomes.every((o) => o === 200 || o === "refused"),
+      `outcomes: ${outcomes.join(",")}`,
+    ).toBe(true);
+    const ok = outcomes.filter((o) => o === 200).length;
+    expect(await balance(), "every answered call was debited, nothing left held").toEqual({
+      ...start,
+      balance: start.balance - ok,
+      reserved: 0,
+    });
+  });
+});

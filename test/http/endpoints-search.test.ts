@@ -1,0 +1,210 @@
+/**
+ * /securities/search: ranking (exact ticker, ticker prefix, name prefix, words in the name)
+ * and pagination, over the demo snapshot and a small universe written for the ranking.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/env.ts";
+import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { charged, demoSources, expectProblem, type Json } from "./endpoint-helpers.ts";
+
+interface Page {
+  data: Json[];
+  pagination: { page: number; per_page: number; total: number; total_pages: number };
+}
+
+let demo: TestServer;
+let ranked: TestServer;
+let demoKey: string;
+let rankedKey: string;
+
+/**
+ * For the query "ab": AB is the exact ticker; ABZ and ABCDE start with it (shorter first);
+ * AAA's name starts with "ab"; AA's name holds the word; ZZZ matches nothing. The tickers
+ * that rank lower sort earlier alphabetically, so only the ranking can put them in order.
+ */
+const RANKING_UNIVERSE: [number, string, string, string][] = [
+  [1001, "Zulu Holdings", "AB", "NYSE"],
+  [1002, "Yankee Corp", "ABCDE", "Nasdaq"],
+  [1003, "Xray Inc", "ABZ", "Nasdaq"],
+  [1004, "Abacus Industries", "AAA", "NYSE"],
+  [1005, "The Ab Group", "AA", "NYSE"],
+  [1006, "Nothing Corp", "ZZZ", "NYSE"],
+];
+
+beforeAll(async () => {
+  const src = tempDir("stockd-ranking-src-");
+  mkdirSync(join(src, "edgar"), { recursive: true });
+  writeFileSync(
+    join(src, "edgar", "company_tickers_exchange.json"),
+    JSON.stringify({ fields: ["cik", "name", "ticker", "exchange"], data: RANKING_UNIVERSE }),
+  );
+  [demo, ranked] = await Promise.all([
+    startTestServer(await demoDataDir()),
+    startTestServer(await importedDataDir(src)),
+  ]);
+  demoKey = demo.newKey(1000).key;
+  rankedKey = ranked.newKey(1000).key;
+});
+afterAll(async () => {
+  await demo.stop();
+  await ranked.stop();
+});
+
+async function search(server: TestServer, key: string, query: string): Promise<Page> {
+  const res = await server.get(`/securities/search?${query}`, key);
+  expect(res.status, query).toBe(200);
+  return (await res.json()) as Page;
+}
+
+const tickersOf = (page: Page) => page.data.map((r) => r.ticker);
+
+describe("/securities/search ranking", () => {
+  test("exact ticker, then ticker prefix (shorter first), then name prefix, then words in the name", async () => {
+    const page = await search(ranked, rankedKey, "query=ab");
+    expect(tickersOf(page)).toEqual(["AB", "ABZ", "ABCDE", "AAA", "AA"]);
+    expect(page.pagination).toEqual({ page: 1, per_page: 10, total: 5, total_pages: 1 });
+    expect(tickersOf(await search(ranked, rankedKey, "query=AB"))).toEqual(tickersOf(page));
+    expect(tickersOf(await search(ranked, rankedKey, "query=ab%20group"))).toEqual(["AA"]);
+    expect(tickersOf(await search(ranked, rankedKey, "query=group%20ab"))).toEqual(["AA"]);
+    expect(tickersOf(await search(ranked, rankedKey, "query=nomatch"))).toEqual([]);
+  });
+
+  test("pages of the ranked list: total, total_pages, and a page past the end is empty", async () => {
+    const pages = [1, 2, 3, 4].map((p) => search(ranked, rankedKey, `query=ab&per_page=2&page=${p}`));
+    const [p1, p2, p3, p4] = await Promise.all(pages);
+    expect(tickersOf(p1 as Page)).toEqual(["AB", "ABZ"]);
+    expect(tickersOf(p2 as Page)).toEqual(["ABCDE", "AAA"]);
+    expect(tickersOf(p3 as Page)).toEqual(["AA"]);
+    expect(p4?.data).toEqual([]);
+    expect(p4?.pagination).toEqual({ page: 4, per_page: 2, total: 5, total_pages: 3 });
+  });
+
+  test("rows are exactly the spec's security record, with the values of the ticker list", async () => {
+    const page = await search(ranked, rankedKey, "query=AAA");
+    expect(page.data[0]).toEqual({
+      name: "Abacus Industries",
+      ticker: "AAA",
+      exchange: "NYSE",
+      security_type: null,
+      currency_code: "USD",
+      cik: "0000001004",
+      composite_figi: null,
+      share_class_figi: null,
+    });
+  });
+
+  test("demo: an exact ticker comes first, in any case and share-class spelling", async () => {
+    for (const q of ["DHLD-B", "dhld.b", "dhld%2Fb"]) {
+      const page = await search(demo, demoKey, `query=${q}`);
+      expect(page.data[0]?.ticker, q).toBe("DHLD-B");
+    }
+    const both = await search(demo, demoKey, "query=dhld");
+    expect(tickersOf(both)).toEqual(["DHLD-A", "DHLD-B"]);
+    expect(both.data[0]?.cik).toBe(both.data[1]?.cik as string);
+  });
+
+  test("demo: the name starting with the query ranks above names that only hold its words", async () => {
+    const page = await search(demo, demoKey, "query=Demo%20W&per_page=100");
+    const names = demoSources().tickers;
+    const withWords = names.filter(
+      ([, n]) => n.toLowerCase().includes("demo") && n.toLowerCase().includes("w"),
+    );
+    const startsWith = names.filter(([, n]) => n.toLowerCase().startsWith("demo w")).map(([, , t]) => t);
+    expect(startsWith).toEqual(["DWGT"]);
+    expect(withWords.length).toBeGreaterThan(1);
+    expect(page.data[0]?.ticker).toBe("DWGT");
+    expect(new Set(tickersOf(page))).toEqual(new Set(withWords.map(([, , t]) => t)));
+  });
+
+  test("demo: every record has the spec's fields and the source's name, exchange, cik and FIGIs", async () => {
+    const page = await search(demo, demoKey, "query=demo&per_page=100");
+    const src = demoSources();
+    expect(page.pagination.total).toBe(src.tickers.length);
+    for (const row of page.data) {
+      expect(Object.keys(row).sort()).toEqual(
+        [
+          "name",
+          "ticker",
+          "exchange",
+          "security_type",
+          "currency_code",
+          "cik",
+          "composite_figi",
+          "share_class_figi",
+        ].sort(),
+      );
+      const listed = src.tickers.find(([, , t]) => t === row.ticker);
+      if (!listed) throw new Error(`${row.ticker} is not in the source ticker list`);
+      const figi = src.figi(listed[2]);
+      expect(row).toEqual({
+        name: listed[1],
+        ticker: listed[2],
+        exchange: listed[3],
+        security_type: figi.securityType,
+        currency_code: "USD",
+        cik: String(listed[0]).padStart(10, "0"),
+        composite_figi: figi.compositeFIGI,
+        share_class_figi: figi.shareClassFIGI,
+      });
+    }
+  });
+});
+
+describe("/securities/search pagination and parameters", () => {
+  test("default per_page is 10; pages partition the full list; past the end is empty", async () => {
+    const total = demoSources().tickers.length;
+    const all = await search(demo, demoKey, "query=demo&per_page=100");
+    expect(all.data.length).toBe(total);
+    const first = await search(demo, demoKey, "query=demo");
+    expect(first.pagination).toEqual({ page: 1, per_page: 10, total, total_pages: Math.ceil(total / 10) });
+    expect(first.data).toEqual(all.data.slice(0, 10));
+    const pages: Json[] = [];
+    const totalPages = Math.ceil(total / 7);
+    for (let p = 1; p <= totalPages; p++) {
+      const page = await search(demo, demoKey, `query=demo&per_page=7&page=${p}`);
+      expect(page.pagination).toEqual({ page: p, per_page: 7, total, total_pages: totalPages });
+      pages.push(...page.data);
+    }
+    expect(pages).toEqual(all.data);
+    const past = await search(demo, demoKey, `query=demo&per_page=7&page=${totalPages + 1}`);
+    expect(past.data).toEqual([]);
+    expect(past.pagination.total).toBe(total);
+  });
+
+  test("per_page is bounded by 100; query is required; page and per_page are positive integers", async () => {
+    const { key, userId } = demo.newKey(3);
+    const cases: [string, string][] = [
+      ["query=demo&per_page=101", "per_page"],
+      ["query=demo&per_page=0", "per_page"],
+      ["query=demo&per_page=-5", "per_page"],
+      ["query=demo&per_page=ten", "per_page"],
+      ["query=demo&page=0", "page"],
+      ["query=demo&page=1.5", "page"],
+      ["", "query"],
+      ["query=", "query"],
+      [`query=${"x".repeat(101)}`, "query"],
+    ];
+    for (const [query, name] of cases) {
+      const res = await demo.get(`/securities/search?${query}`, key);
+      await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
+      expect(charged(res), query).toBe(0);
+    }
+    expect(demo.accounts.getBalance(userId)).toBe(3);
+    const max = await demo.get("/securities/search?query=demo&per_page=100", key);
+    expect(max.status).toBe(200);
+    expect(charged(max)).toBe(1);
+  });
+
+  // BUG (src/query/securities.ts, SecurityIndex.search): a query of only blanks passes the
+  // minLength check, trims to "", and "" is a prefix of every ticker, so the whole universe is
+  // returned (and billed). Suggested fix: reject a blank query in the route (400 naming
+  // `query`, e.g. a `pattern: "\\S"` on Params.text for query) or return no hits when
+  // `text === ""`.
+  test.todo("a query of only blanks is a 400 naming query, not a match of every security", async () => {
+    const { key } = demo.newKey(3);
+    await expectProblem(await demo.get("/securities/search?query=%20%20", key), 400, { name: "query" });
+  });
+});
