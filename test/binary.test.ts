@@ -54,11 +54,10 @@ async function serve(): Promise<Served> {
   let text = "";
   const decoder = new TextDecoder();
   const reader = proc.stderr.getReader();
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const timedOut = Bun.sleep(START_TIMEOUT_MS).then(() => null);
   const listening = /stockd listening on (http:\/\/\S+)/;
   while (!listening.test(text)) {
-    const left = deadline - Date.now();
-    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(left, 0)).then(() => null)]);
+    const next = await Promise.race([reader.read(), timedOut]);
     if (next === null || next.done) {
       proc.kill("SIGKILL");
       throw new Error(`stockd serve did not print its URL within ${START_TIMEOUT_MS} ms:\n${text}`);
@@ -100,35 +99,40 @@ async function balance(): Promise<{ user: string; balance: number; reserved: num
   return JSON.parse(shown.stdout);
 }
 
-beforeAll(async () => {
-  const build = tempDir("stockd-build-");
-  const built = Bun.spawn([process.execPath, "scripts/build.ts", "--outfile", join(build, "stockd")], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: BUILD_TIMEOUT_MS,
-  });
-  const [log, code] = await Promise.all([new Response(built.stderr).text(), built.exited]);
-  if (code !== 0) throw new Error(`scripts/build.ts failed (exit ${code}):\n${log}`);
-  work = tempDir("stockd-binary-");
-  const empty = join(work, "no-bin");
-  mkdirSync(empty);
-  copyFileSync(join(build, "stockd"), join(work, "stockd"));
-  env = {
-    TZ: "UTC",
-    NO_COLOR: "1",
-    PATH: empty,
-    HOME: join(work, "home"),
-    XDG_CACHE_HOME: join(work, "cache"),
-  };
-  server = await serve();
-}, BUILD_TIMEOUT_MS + START_TIMEOUT_MS);
-
-afterAll(async () => {
-  if (server && server.proc.exitCode === null) await terminate(server);
-});
-
 describe("stockd binary", () => {
+  // Inside the describe: these run before env.ts removes the temp dirs.
+  beforeAll(async () => {
+    const build = tempDir("stockd-build-");
+    const built = Bun.spawn([process.execPath, "scripts/build.ts", "--outfile", join(build, "stockd")], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: BUILD_TIMEOUT_MS,
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(built.stdout).text(),
+      new Response(built.stderr).text(),
+      built.exited,
+    ]);
+    if (code !== 0) throw new Error(`scripts/build.ts failed (exit ${code}):\n${out}${err}`);
+    work = tempDir("stockd-binary-");
+    const empty = join(work, "no-bin");
+    mkdirSync(empty);
+    copyFileSync(join(build, "stockd"), join(work, "stockd"));
+    env = {
+      TZ: "UTC",
+      NO_COLOR: "1",
+      PATH: empty,
+      HOME: join(work, "home"),
+      XDG_CACHE_HOME: join(work, "cache"),
+    };
+    server = await serve();
+  }, BUILD_TIMEOUT_MS + START_TIMEOUT_MS);
+
+  afterAll(async () => {
+    if (server && server.proc.exitCode === null) await terminate(server);
+  });
+
   test("--version, --help and per-command help", async () => {
     const { version } = await Bun.file(join(ROOT, "package.json")).json();
     const printed = await runCli("--version", "--json");
@@ -142,7 +146,7 @@ describe("stockd binary", () => {
     expect(serveHelp.stdout).toContain("usage: stockd serve");
   });
 
-  test("a fresh data dir gets the demo data, and libduckdb.so is unpacked once into the cache", () => {
+  test("a fresh data dir gets the demo data, and libduckdb.so is unpacked into the user cache", () => {
     expect(server.stderr()).toContain("demo API key");
     expect(existsSync(join(work, "d", "CURRENT")), "the demo snapshot is active").toBe(true);
     const cached = readdirSync(join(work, "cache", "stockd"), { recursive: true }).map(String);

@@ -8,6 +8,8 @@ import { type RequestContext, setContext } from "./context.ts";
 import { docsPlugin } from "./docs.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
+import { calendarRoutes } from "./routes/calendar.ts";
+import { derivedRoutes } from "./routes/derived.ts";
 import { filingsRoutes } from "./routes/filings.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";
@@ -44,7 +46,9 @@ export function createApp(deps: AppDeps) {
     .use(securitiesRoutes(deps.billing))
     .use(stocksRoutes(deps.billing))
     .use(filingsRoutes(deps.billing))
-    .use(statementsRoutes(deps.billing));
+    .use(statementsRoutes(deps.billing))
+    .use(derivedRoutes(deps.billing))
+    .use(calendarRoutes(deps.billing));
 
   async function handle(request: Request): Promise<Response> {
     const requestId = crypto.randomUUID();
@@ -91,6 +95,10 @@ export function createApp(deps: AppDeps) {
         { allow: ALLOW },
       );
       return problemResponse(error, requestId);
+    }
+    // The docs page names its spec relatively ("openapi.json"): it must be served at /docs.
+    if (new URL(request.url).pathname === "/docs/") {
+      return new Response(null, { status: 308, headers: { location: "/docs", "x-request-id": requestId } });
     }
     if (request.url.length > MAX_URL_LENGTH) {
       return problemResponse(

@@ -1,3 +1,4 @@
+import type { TProperties } from "@sinclair/typebox";
 import { t } from "elysia";
 import { isTickerLike, MAX_TICKER_LENGTH } from "../domain/tickers.ts";
 import { ApiError, invalidParameter } from "../errors.ts";
@@ -41,6 +42,21 @@ export const Params = {
       error: rule(name, `must be 1 to ${maxLength} characters`),
     }),
 };
+
+/**
+ * A query-parameters object. Parameters with a default are not required of the client
+ * (Elysia fills the default before validating), so they leave `required` — which is what
+ * the OpenAPI document shows — while handlers still see them typed as present.
+ */
+export function queryParams<P extends TProperties>(properties: P) {
+  const schema = t.Object(properties);
+  const required = (schema.required ?? []) as readonly string[];
+  // TypeBox types `required` as the tuple of keys; we only drop some of them.
+  (schema as { required?: string[] }).required = required.filter(
+    (key) => properties[key]?.default === undefined,
+  );
+  return schema;
+}
 
 /** The `error` of a parameter schema, `name: rule`; read back by `parseRule`. */
 function rule(name: string, message: string): string {

@@ -15,6 +15,17 @@ export const PRICING = {
   cash_flow_statement: 1,
   income_statement: 1,
   insider_tradings: 1,
+  valuation: 1,
+  valuation_history: 2,
+  valuation_points: 2,
+  fundamental_metrics: 1,
+  growth: 1,
+  capital_allocation: 1,
+  owner_earnings: 1,
+  dividend: 1,
+  earnings: 1,
+  estimates: 1,
+  calendar: 1,
 } as const satisfies Record<string, number>;
 
 export type Endpoint = keyof typeof PRICING;

@@ -1,13 +1,18 @@
 import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
 import type { StatementPeriod } from "../domain/statements.ts";
-import { tickerKey } from "../domain/tickers.ts";
+import { normalizeCik, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
+import { EARNINGS_VERSION, ESTIMATES_VERSION } from "./compute/earnings.ts";
 import { computeQuote } from "./compute/quote.ts";
-import { computeStatements, type FilingSummary } from "./compute/statements.ts";
+import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
+import { deriveSecurity } from "./derive.ts";
 import { ImportError } from "./errors.ts";
-import { buildSecurities } from "./securities.ts";
+import { type MarketSources, readMarketSources } from "./market-sources.ts";
+import { buildSecurities, type SecurityRow } from "./securities.ts";
+import type { CalendarRow } from "./sources/calendar.ts";
 import { parseCompanyFacts } from "./sources/companyfacts.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
@@ -30,8 +35,9 @@ export interface ImportOptions {
 
 /**
  * Imports a source directory (DESIGN §5) into a new snapshot and activates it. Throws
- * ImportError (file and line) on bad input; nothing is activated then. Large sources
- * (prices, companyfacts) are read one file at a time and streamed into the writer.
+ * ImportError (file and line) on bad input; nothing is activated then. The large sources
+ * (companyfacts, prices) are read one company at a time and streamed into the writer, with
+ * every derived document of that company computed on the way.
  */
 export async function importSources(
   fromDir: string,
@@ -45,10 +51,15 @@ export async function importSources(
   const writer = await SnapshotWriter.open(dataDir);
   try {
     const dataAsOf = await importAll(ctx, writer);
+    ctx.status("writing snapshot files");
     const manifest = await writer.finish({
       data_as_of: dataAsOf,
       source: opts.label ?? fromDir,
-      calculation_version: {},
+      calculation_version: {
+        ...CALCULATION_VERSION,
+        earnings: EARNINGS_VERSION,
+        estimates: ESTIMATES_VERSION,
+      },
       report: ctx.report,
     });
     if (opts.activate ?? true) activateSnapshot(dataDir, manifest.id);
@@ -63,66 +74,150 @@ export async function importSources(
 async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<string | null> {
   const edgar = join(ctx.root, "edgar");
   const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
-  const priceFiles = ctx.files(join(ctx.root, "prices"), ".csv");
+  const priceFiles = new Map(
+    ctx.files(join(ctx.root, "prices"), ".csv").map((f) => [tickerKey(tickerFromFileName(f)), f]),
+  );
   const securities = buildSecurities({
     exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
     tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
     companies,
     figi: ctx.readAll(join(ctx.root, "figi"), ".json", "figi", parseFigiMapping),
-    priceTickers: priceFiles.map((f) => tickerFromFileName(f)),
+    priceTickers: [...priceFiles.keys()],
   });
   await writer.append("securities", securities.values());
   await writer.append("companies", companies);
-  const xbrlFilings = await importCompanyFacts(ctx, writer, join(edgar, "companyfacts"));
-  await writer.append("filings", withXbrl(filings, xbrlFilings));
+  const market = readMarketSources(ctx);
+  await writeMarketTables(writer, market, securities);
   await importInsiderTrades(ctx, writer, join(edgar, "form4"));
-  return importPrices(ctx, writer, priceFiles);
+  const pass = new CompanyPass(ctx, writer, market, priceFiles, reportDatesByCik(filings));
+  const factFiles = new Map(ctx.files(join(edgar, "companyfacts"), ".json").map((f) => [cikOfFile(f), f]));
+  const byCik = Map.groupBy([...securities.values()], (s) => s.cik ?? `ticker:${s.ticker_key}`);
+  for (const [cik, group] of byCik) await pass.run(factFiles.get(cik) ?? null, group);
+  for (const [cik, file] of factFiles) if (!byCik.has(cik)) await pass.run(file, []);
+  await writer.append("filings", withXbrl(filings, pass.xbrlFilings));
+  return pass.dataAsOf;
 }
 
-function readSubmissions(ctx: ImportContext, dir: string) {
-  const companies: (CompanyRecord & { first_filing_date: string | null })[] = [];
-  const byAccession = new Map<string, FilingRecord>();
-  for (const file of ctx.files(dir, ".json")) {
-    const parsed = parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions);
-    ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
-    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: null });
-    for (const f of parsed.filings)
-      if (!byAccession.has(f.accession_number)) byAccession.set(f.accession_number, f);
-  }
-  const first = new Map<string, string>();
-  for (const f of byAccession.values()) {
-    const seen = first.get(f.cik);
-    if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
-  }
-  for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
-  return { companies, filings: [...byAccession.values()] };
-}
+/** One company at a time: statements, then each of its securities' prices and derived documents. */
+class CompanyPass {
+  readonly xbrlFilings = new Map<string, FilingSummary>();
+  dataAsOf: string | null = null;
+  private readonly calendar: Map<string, CalendarRow[]>;
 
-/** Statements and cover share counts per company; returns the XBRL facts of each filing. */
-async function importCompanyFacts(ctx: ImportContext, writer: SnapshotWriter, dir: string) {
-  const byAccession = new Map<string, FilingSummary>();
-  for (const file of ctx.files(dir, ".json")) {
-    const facts = parseCompanyFacts(parseJson(ctx.read(file), ctx.name(file)), ctx.name(file));
+  constructor(
+    private readonly ctx: ImportContext,
+    private readonly writer: SnapshotWriter,
+    private readonly market: MarketSources,
+    private readonly priceFiles: Map<string, string>,
+    private readonly reportDates: Map<string, string[]>,
+  ) {
+    this.calendar = Map.groupBy(market.calendar, (c) => tickerKey(c.ticker));
+  }
+
+  async run(factsFile: string | null, securities: SecurityRow[]): Promise<void> {
+    const statements = factsFile ? await this.statements(factsFile) : null;
+    for (const security of securities) await this.security(security, statements);
+  }
+
+  private async statements(file: string): Promise<ComputedStatements & { cik: string }> {
+    const name = this.ctx.name(file);
+    const facts = parseCompanyFacts(parseJson(this.ctx.read(file), name), name);
     const computed = computeStatements(facts);
     const { cik } = facts;
     const rows = (periods: readonly StatementPeriod[]) =>
       periods.map(({ values, ...period }) => ({ ...period, ...values }));
-    await writer.append("balance_sheet", rows(computed.balance_sheet));
-    await writer.append("cash_flow_statement", rows(computed.cash_flow_statement));
-    await writer.append("income_statement", rows(computed.income_statement));
-    await writer.append(
+    await this.writer.append("balance_sheet", rows(computed.balance_sheet));
+    await this.writer.append("cash_flow_statement", rows(computed.cash_flow_statement));
+    await this.writer.append("income_statement", rows(computed.income_statement));
+    await this.writer.append(
       "shares_outstanding",
       computed.shares_outstanding.map((s) => ({ cik, ...s })),
     );
-    for (const f of computed.filings) byAccession.set(f.accession_number, f);
+    for (const f of computed.filings) this.xbrlFilings.set(f.accession_number, f);
     const periods =
       computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
-    ctx.count("companyfacts", file, periods);
+    this.ctx.count("companyfacts", file, periods);
+    return { ...computed, cik };
   }
-  return byAccession;
+
+  private async security(security: SecurityRow, statements: (ComputedStatements & { cik: string }) | null) {
+    const file = this.priceFiles.get(security.ticker_key);
+    const prices = file ? this.ctx.parse(file, "prices", parsePrices) : [];
+    const securityId = security.security_id;
+    if (prices.length > 0) {
+      await this.writer.append(
+        "prices",
+        prices.map((row) => ({ ...row, security_id: securityId })),
+      );
+      const quote = computeQuote(securityId, prices);
+      if (quote) await this.writer.append("quotes", [quote]);
+      const last = prices.at(-1)?.date ?? null;
+      if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
+    }
+    const key = security.ticker_key;
+    const derived = deriveSecurity({
+      securityId,
+      symbol: security.ticker,
+      priceCurrency: security.currency_code,
+      statements,
+      shares: statements?.shares_outstanding ?? [],
+      prices,
+      dividends: this.market.dividends.get(key) ?? null,
+      calendar: this.calendar.get(key) ?? [],
+      reportDates: security.cik ? (this.reportDates.get(security.cik) ?? []) : [],
+      estimates: this.market.estimates.get(key) ?? null,
+      history: this.market.histories.get(key) ?? null,
+      growth: this.market.growth.get(key) ?? null,
+    });
+    await this.writer.append("derived", derived);
+  }
 }
 
-/** Adds fy, fp, report period and amendment flag of 10-K/10-Q filings from their XBRL facts. */
+function readSubmissions(ctx: ImportContext, dir: string) {
+  const companies: (CompanyRecord & { first_filing_date: string | null })[] = [];
+  const byFiling = new Map<string, FilingRecord>();
+  // Main files before paged ones: the recent list's copy of a filing is the one kept.
+  const files = ctx
+    .files(dir, ".json")
+    .sort((a, b) => Number(a.includes("-submissions-")) - Number(b.includes("-submissions-")));
+  for (const file of files) {
+    const parsed = parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions);
+    ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
+    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: null });
+    // A filing is listed under each of its filers (an insider's Form 4 under the issuer and
+    // under the owner): one row per filer; a filer's own repeat of it is dropped.
+    for (const f of parsed.filings) {
+      const key = `${f.cik}|${f.accession_number}`;
+      if (!byFiling.has(key)) byFiling.set(key, f);
+    }
+  }
+  const first = new Map<string, string>();
+  for (const f of byFiling.values()) {
+    const seen = first.get(f.cik);
+    if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
+  }
+  for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
+  return { companies, filings: [...byFiling.values()] };
+}
+
+/** Filing dates of each company's periodic reports (10-K, 10-Q, 20-F, 40-F; not amendments). */
+function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of filings) {
+    if (!/^(10-K|10-Q|20-F|40-F)$/.test(f.form)) continue;
+    const list = out.get(f.cik) ?? [];
+    list.push(f.filing_date);
+    out.set(f.cik, list);
+  }
+  for (const list of out.values()) list.sort();
+  return out;
+}
+
+function cikOfFile(file: string): string {
+  return normalizeCik(/CIK(\d{10})/i.exec(basename(file))?.[1] ?? "") ?? basename(file);
+}
+
+/** Adds fy, fp, report period and amendment flag of periodic filings from their XBRL facts. */
 function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
   return filings.map((f) => {
     const x = xbrl.get(f.accession_number);
@@ -134,6 +229,29 @@ function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
       amendment_flag: x?.amendment_flag ?? null,
     };
   });
+}
+
+/** Dividend history and the earnings calendar, keyed to securities (CIK filled from EDGAR). */
+async function writeMarketTables(
+  writer: SnapshotWriter,
+  market: MarketSources,
+  securities: Map<string, SecurityRow>,
+) {
+  for (const [key, rows] of market.dividends) {
+    await writer.append(
+      "dividends",
+      rows.map((r) => ({ ...r, security_id: key })),
+    );
+  }
+  const calendar = market.calendar.map((row) => {
+    const security = securities.get(tickerKey(row.ticker));
+    return {
+      ...row,
+      security_id: security?.security_id ?? tickerKey(row.ticker),
+      cik: row.cik ?? security?.cik ?? null,
+    };
+  });
+  await writer.append("earnings_calendar", calendar);
 }
 
 /** Form 3/4/5 documents: purchases and sales (codes P and S) of non-derivative securities. */
@@ -149,25 +267,4 @@ async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, d
   ctx.note(
     `form4: ${report.documentsRead} documents, ${report.documentsWithoutTrades} without P/S rows, ${report.duplicatesSkipped} duplicates, ${report.amendmentsApplied} amendments applied`,
   );
-}
-
-/** One price file at a time: the price table is streamed, never held whole. */
-async function importPrices(
-  ctx: ImportContext,
-  writer: SnapshotWriter,
-  files: string[],
-): Promise<string | null> {
-  let dataAsOf: string | null = null;
-  for (const file of files) {
-    const securityId = tickerKey(tickerFromFileName(file));
-    const rows = ctx.parse(file, "prices", parsePrices);
-    await writer.append(
-      "prices",
-      rows.map((row) => ({ ...row, security_id: securityId })),
-    );
-    const quote = computeQuote(securityId, rows);
-    if (quote) await writer.append("quotes", [quote]);
-    if (quote && (dataAsOf === null || quote.date > dataAsOf)) dataAsOf = quote.date;
-  }
-  return dataAsOf;
 }

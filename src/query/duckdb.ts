@@ -10,7 +10,7 @@
 import { dlopen } from "bun:ffi";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type {
   DuckDBAppender,
   DuckDBConnection,
@@ -63,42 +63,54 @@ async function loadEmbeddedLibDuckDb(): Promise<void> {
   const { default: embedded } = await import("@duckdb/node-bindings-linux-x64/libduckdb.so", {
     with: { type: "file" },
   });
-  const { path, temporary } = await unpackLibrary(embedded);
+  const cached = await copyToCache(embedded).catch(() => null);
+  const path = cached ?? (await copyToPrivateTempDir(embedded));
   try {
     // bun:ffi wants at least one symbol. The handle is never closed (nor is it on GC): the
     // binding resolves its symbols into this library for the life of the process.
     dlopen(path, { duckdb_library_version: { args: [], returns: "cstring" } });
+  } catch (error) {
+    throw new Error(`cannot load ${path} (DuckDB needs glibc and libstdc++): ${String(error)}`);
   } finally {
-    // A mapped library stays loaded after its file is unlinked.
-    if (temporary) rmSync(temporary, { recursive: true, force: true });
+    // A mapped library outlives its file: the temporary copy is not needed once loaded.
+    if (!cached) rmSync(dirname(path), { recursive: true, force: true });
   }
 }
 
 /**
- * Copies the embedded library into the per-user cache (`$XDG_CACHE_HOME/stockd/<version>/`,
- * else `~/.cache/...`), or, when that is not writable, into a private temp dir removed after
- * loading. The cached file's name carries the content hash Bun gave the embedded file, and it
- * is written under a temporary name and renamed, so a concurrent start never sees a partial
- * copy and a different build never reuses a stale one.
+ * The library's path in the per-user cache (`$XDG_CACHE_HOME/stockd/<version>/`, else
+ * `~/.cache/...`), copied there on the first start. The file name carries the content hash Bun
+ * gave the embedded file, so another build never reuses a stale copy; it is written under a
+ * temporary name and renamed, so a concurrent start never loads a partial one.
  */
-async function unpackLibrary(embedded: string): Promise<{ path: string; temporary: string | null }> {
-  const name = basename(embedded);
-  const size = Bun.file(embedded).size;
+async function copyToCache(embedded: string): Promise<string> {
+  const dir = join(cacheRoot(), "stockd", VERSION);
+  const path = join(dir, basename(embedded));
+  if (statSync(path, { throwIfNoEntry: false })?.size === Bun.file(embedded).size) return path;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const partial = `${path}.${process.pid}.partial`;
   try {
-    const dir = join(cacheRoot(), "stockd", VERSION);
-    const path = join(dir, name);
-    if (statSync(path, { throwIfNoEntry: false })?.size === size) return { path, temporary: null };
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const partial = `${path}.${process.pid}.partial`;
     await Bun.write(partial, Bun.file(embedded));
     renameSync(partial, path);
-    return { path, temporary: null };
-  } catch {
-    // A fresh mkdtemp dir (mode 0700): a shared /tmp path could be planted by another user.
-    const temporary = mkdtempSync(join(tmpdir(), "stockd-duckdb-"));
-    const path = join(temporary, name);
+    return path;
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/**
+ * Without a writable cache: a copy in a fresh mkdtemp dir (mode 0700; a fixed /tmp path could
+ * be planted by another user), removed by the caller once loaded.
+ */
+async function copyToPrivateTempDir(embedded: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "stockd-duckdb-"));
+  const path = join(dir, basename(embedded));
+  try {
     await Bun.write(path, Bun.file(embedded));
-    return { path, temporary };
+    return path;
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
 }
 

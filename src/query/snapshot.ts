@@ -6,6 +6,7 @@ import type { QuoteRow } from "../ingest/compute/quote.ts";
 import type { Logger } from "../log.ts";
 import { type Manifest, readCurrent, readManifest, snapshotDir } from "../snapshots.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
+import { loadDerived } from "./derived.ts";
 import { Db, type Row, type SqlParams } from "./duckdb.ts";
 import { SecurityIndex } from "./securities.ts";
 
@@ -28,6 +29,7 @@ export class LoadedSnapshot {
     readonly securities: SecurityIndex,
     readonly companies: Map<string, CompanyRow>,
     readonly quotes: Map<string, QuoteRow>,
+    readonly derived: Map<string, Map<string, string>>,
     private readonly pool: Db[],
     private readonly schema: string,
   ) {}
@@ -64,7 +66,8 @@ export class LoadedSnapshot {
     const quotes = new Map(
       (has("quotes") ? await first.all<QuoteRow>("SELECT * FROM quotes") : []).map((q) => [q.security_id, q]),
     );
-    return new LoadedSnapshot(manifest, securities, companies, quotes, pool, schema);
+    const derived = has("derived") ? await loadDerived((sql) => first.all(sql)) : new Map();
+    return new LoadedSnapshot(manifest, securities, companies, quotes, derived, pool, schema);
   }
 
   get id(): string {

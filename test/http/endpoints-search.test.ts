@@ -198,12 +198,7 @@ describe("/securities/search pagination and parameters", () => {
     expect(charged(max)).toBe(1);
   });
 
-  // BUG (src/query/securities.ts, SecurityIndex.search): a query of only blanks passes the
-  // minLength check, trims to "", and "" is a prefix of every ticker, so the whole universe is
-  // returned (and billed). Suggested fix: reject a blank query in the route (400 naming
-  // `query`, e.g. a `pattern: "\\S"` on Params.text for query) or return no hits when
-  // `text === ""`.
-  test.todo("a query of only blanks is a 400 naming query, not a match of every security", async () => {
+  test("a query of only blanks is a 400 naming query, not a match of every security", async () => {
     const { key } = demo.newKey(3);
     await expectProblem(await demo.get("/securities/search?query=%20%20", key), 400, { name: "query" });
   });

@@ -3,9 +3,10 @@
  * import's handling of paged submissions files and duplicate accession numbers. Expected
  * rows come from the source submissions files.
  */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
@@ -45,7 +46,10 @@ function demoFilings(): (RawFiling & { cik: string })[] {
   const ciks = [...new Set(demoSources().tickers.map(([cik]) => String(cik).padStart(10, "0")))];
   return ciks
     .flatMap((cik) => filingRows(demoSources().submissions(cik).filings.recent).map((f) => ({ ...f, cik })))
-    .sort((a, b) => b.filingDate.localeCompare(a.filingDate) || b.accessionNumber.localeCompare(a.accessionNumber));
+    .sort(
+      (a, b) =>
+        b.filingDate.localeCompare(a.filingDate) || b.accessionNumber.localeCompare(a.accessionNumber),
+    );
 }
 
 const accessions = (page: Page) => page.data.map((f) => f.accession_number);
@@ -54,10 +58,16 @@ describe("/sec_filings on the demo data", () => {
   test("no filter: every filing, newest first, 100 per page by default, with the spec's fields", async () => {
     const all = demoFilings();
     const page = await filings("");
-    expect(page.pagination).toEqual({ page: 1, per_page: 100, total: all.length, total_pages: Math.ceil(all.length / 100) });
+    expect(page.pagination).toEqual({
+      page: 1,
+      per_page: 100,
+      total: all.length,
+      total_pages: Math.ceil(all.length / 100),
+    });
     expect(page.data.map((f) => f.filing_date)).toEqual(all.slice(0, 100).map((f) => f.filingDate));
     const fields = ["cik", "accession_number", "form", "filing_date", "report_date", "acceptance_date_time"];
-    for (const f of [...fields, "fy", "fp", "period", "amendment_flag"]) expect(page.data[0], f).toHaveProperty(f);
+    for (const f of [...fields, "fy", "fp", "period", "amendment_flag"])
+      expect(page.data[0], f).toHaveProperty(f);
     const bySource = new Map(all.map((f) => [f.accessionNumber, f]));
     for (const row of page.data) {
       const src = bySource.get(row.accession_number as string);
@@ -69,7 +79,9 @@ describe("/sec_filings on the demo data", () => {
         report_date: src.reportDate,
         filing_url: secUrl(src.cik, src.accessionNumber, src.primaryDocument),
       });
-      expect(Date.parse(row.acceptance_date_time as string)).toBe(Date.parse(`${src.filingDate}T21:05:00.000Z`));
+      expect(Date.parse(row.acceptance_date_time as string)).toBe(
+        Date.parse(`${src.filingDate}T21:05:00.000Z`),
+      );
     }
   });
 
@@ -79,7 +91,12 @@ describe("/sec_filings on the demo data", () => {
     const totalPages = Math.ceil(all.length / 1000);
     for (let p = 1; p <= totalPages; p++) {
       const page = await filings(`per_page=1000&page=${p}`);
-      expect(page.pagination).toEqual({ page: p, per_page: 1000, total: all.length, total_pages: totalPages });
+      expect(page.pagination).toEqual({
+        page: p,
+        per_page: 1000,
+        total: all.length,
+        total_pages: totalPages,
+      });
       seen.push(...accessions(page));
     }
     expect(seen.length).toBe(all.length);
@@ -101,11 +118,15 @@ describe("/sec_filings on the demo data", () => {
     expect(accessions(page)).toEqual(expected.map((f) => f.accessionNumber));
     expect(page.pagination.total).toBe(6);
     const onlyDates = await filings(`cik=${Number(cik)}&start=${start}&end=${end}&per_page=1000`);
-    const anyForm = demoFilings().filter((f) => f.cik === cik && f.filingDate >= start && f.filingDate <= end);
+    const anyForm = demoFilings().filter(
+      (f) => f.cik === cik && f.filingDate >= start && f.filingDate <= end,
+    );
     expect(accessions(onlyDates)).toEqual(anyForm.map((f) => f.accessionNumber));
     expect(anyForm.some((f) => f.form === "10-K")).toBe(true);
     const fromStart = await filings(`ticker=DWGT&form=10-Q&start=${end}&per_page=1000`);
-    expect(accessions(fromStart)).toEqual(src.filter((f) => f.filingDate >= end).map((f) => f.accessionNumber));
+    expect(accessions(fromStart)).toEqual(
+      src.filter((f) => f.filingDate >= end).map((f) => f.accessionNumber),
+    );
     const toEnd = await filings(`ticker=DWGT&form=10-Q&end=${start}&per_page=1000`);
     expect(accessions(toEnd)).toEqual(src.filter((f) => f.filingDate <= start).map((f) => f.accessionNumber));
   });
@@ -115,7 +136,13 @@ describe("/sec_filings on the demo data", () => {
     const expected = demoFilings()
       .filter((f) => f.cik === cik)
       .map((f) => f.accessionNumber);
-    for (const q of [`cik=${cik}`, `cik=${Number(cik)}`, "ticker=DHLD-A", "ticker=dhld.b", "ticker=dhld%2Fb"]) {
+    for (const q of [
+      `cik=${cik}`,
+      `cik=${Number(cik)}`,
+      "ticker=DHLD-A",
+      "ticker=dhld.b",
+      "ticker=dhld%2Fb",
+    ]) {
       const page = await filings(`${q}&per_page=1000`);
       expect(accessions(page), q).toEqual(expected);
     }
@@ -128,7 +155,9 @@ describe("/sec_filings on the demo data", () => {
     const page = await filings(`accession_number=${target.accessionNumber}`);
     expect(accessions(page)).toEqual([target.accessionNumber]);
     expect(page.pagination.total).toBe(1);
-    expect((await filings(`accession_number=${target.accessionNumber}&ticker=DCLD&form=10-K`)).data.length).toBe(1);
+    expect(
+      (await filings(`accession_number=${target.accessionNumber}&ticker=DCLD&form=10-K`)).data.length,
+    ).toBe(1);
     expect((await filings(`accession_number=${target.accessionNumber}&form=10-Q`)).data).toEqual([]);
     expect((await filings(`accession_number=${target.accessionNumber}&ticker=DWGT`)).data).toEqual([]);
     expect((await filings("accession_number=0000000000-00-000000")).data).toEqual([]);
@@ -207,7 +236,10 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
     mkdirSync(join(src, "edgar", "submissions"), { recursive: true });
     writeFileSync(
       join(src, "edgar", "company_tickers_exchange.json"),
-      JSON.stringify({ fields: ["cik", "name", "ticker", "exchange"], data: [[990001, "Paged Filer Inc", "PGFL", "NYSE"]] }),
+      JSON.stringify({
+        fields: ["cik", "name", "ticker", "exchange"],
+        data: [[990001, "Paged Filer Inc", "PGFL", "NYSE"]],
+      }),
     );
     const company = {
       cik: CIK,
@@ -217,7 +249,10 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
       filings: { recent: cols(recent), files: [{ name: `CIK${CIK}-submissions-001.json` }] },
     };
     writeFileSync(join(src, "edgar", "submissions", `CIK${CIK}.json`), JSON.stringify(company));
-    writeFileSync(join(src, "edgar", "submissions", `CIK${CIK}-submissions-001.json`), JSON.stringify(cols(paged)));
+    writeFileSync(
+      join(src, "edgar", "submissions", `CIK${CIK}-submissions-001.json`),
+      JSON.stringify(cols(paged)),
+    );
     synthetic = await startTestServer(await importedDataDir(src));
     k = synthetic.newKey(100).key;
   });
@@ -229,7 +264,11 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
     expect(accessions(page)).toEqual(expected);
     expect(page.pagination.total).toBe(5);
     const tenK = await filings("cik=990001&form=10-K", synthetic, k);
-    expect(accessions(tenK)).toEqual(["0000990001-24-000003", "0000990001-15-000002", "0000990001-14-000001"]);
+    expect(accessions(tenK)).toEqual([
+      "0000990001-24-000003",
+      "0000990001-15-000002",
+      "0000990001-14-000001",
+    ]);
     const dup = await filings("accession_number=0000990001-23-000001", synthetic, k);
     expect(dup.pagination.total).toBe(1);
     expect(dup.data[0]?.filing_url).toBe(secUrl(CIK, "0000990001-23-000001", "0000990001-23-000001.htm"));

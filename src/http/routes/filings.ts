@@ -4,7 +4,7 @@ import { normalizeCik } from "../../domain/tickers.ts";
 import { invalidParameter } from "../../errors.ts";
 import { filingUrl, listFilings } from "../../query/filings.ts";
 import { errorResponses, Nullable, Pagination, pagination, StrOrNull } from "../models/common.ts";
-import { calendarDate, orderedRange, Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { calendarDate, orderedRange, Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import { operation } from "./operation.ts";
 
@@ -76,7 +76,7 @@ export function filingsRoutes(billing: Billing) {
     },
     {
       billed: "sec_filings",
-      query: t.Object({
+      query: queryParams({
         ticker: t.Optional(Params.ticker("ticker")),
         cik: t.Optional(Params.text("cik", "central index key, with or without leading zeros", 10)),
         start: t.Optional(Params.date("start", "first filing date, inclusive")),

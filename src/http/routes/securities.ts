@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, invalidParameter } from "../../errors.ts";
 import { getInsiderTrades } from "../../query/insider-trades.ts";
 import type { Security } from "../../query/securities.ts";
 import { errorResponses, NumOrNull, Pagination, pagination, SecurityRecord } from "../models/common.ts";
-import { calendarDate, orderedRange, Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { calendarDate, orderedRange, Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import { operation } from "./operation.ts";
 
@@ -62,12 +62,13 @@ export function securitiesRoutes(billing: Billing) {
       "/securities/search",
       ({ query, request }) => {
         const snapshot = snapshotOf(request);
+        if (!query.query.trim()) throw invalidParameter("query", "query", "must not be blank");
         const { rows, total } = snapshot.securities.search(query.query, query.page, query.per_page);
         return { data: rows.map(securityRecord), pagination: pagination(query.page, query.per_page, total) };
       },
       {
         billed: "search",
-        query: t.Object({
+        query: queryParams({
           query: Params.text("query", "words of a ticker or company name", 100),
           page: Params.positiveInt("page", "page number", 1, 100_000),
           per_page: Params.positiveInt("per_page", "rows per page", 10, 100),
@@ -120,7 +121,7 @@ export function securitiesRoutes(billing: Billing) {
       {
         billed: "insider_tradings",
         params: t.Object({ ticker: Params.ticker("ticker") }),
-        query: t.Object({
+        query: queryParams({
           start: t.Optional(Params.date("start", "first transaction date, inclusive")),
           end: t.Optional(Params.date("end", "last transaction date, inclusive")),
           limit: Params.positiveInt("limit", "number of transactions", 1000, 10_000),

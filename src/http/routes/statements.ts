@@ -4,7 +4,7 @@ import { STATEMENT_FIELDS, type StatementKind } from "../../domain/statements.ts
 import { ApiError } from "../../errors.ts";
 import { getStatementPeriods } from "../../query/statements.ts";
 import { errorResponses, Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
-import { Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import type { Endpoint } from "../pricing.ts";
 import { operation } from "./operation.ts";
@@ -80,7 +80,7 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
     {
       billed: endpoint,
       params: t.Object({ symbol: Params.ticker("symbol") }),
-      query: t.Object({
+      query: queryParams({
         period_type: t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")], {
           default: "annual",
           description: "annual (default), quarterly or ttm",

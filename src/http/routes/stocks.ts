@@ -5,7 +5,15 @@ import { filingUrl, listFilings } from "../../query/filings.ts";
 import { getDailyPrices } from "../../query/prices.ts";
 import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
 import { Profile, profileOf } from "../models/profile.ts";
-import { calendarDate, orderedRange, Params, resolveSecurity, snapshotOf, todayUtc } from "../params.ts";
+import {
+  calendarDate,
+  orderedRange,
+  Params,
+  queryParams,
+  resolveSecurity,
+  snapshotOf,
+  todayUtc,
+} from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import { operation } from "./operation.ts";
 
@@ -71,7 +79,7 @@ export function stocksRoutes(billing: Billing) {
       {
         billed: "price",
         params: symbolParam,
-        query: t.Object({
+        query: queryParams({
           start_date: Params.date("start_date", "first date, inclusive"),
           end_date: Params.date("end_date", "last date, inclusive; not later than today"),
         }),
@@ -115,7 +123,7 @@ export function stocksRoutes(billing: Billing) {
       {
         billed: "secfiling",
         params: symbolParam,
-        query: t.Object({
+        query: queryParams({
           form_type: Params.text("form_type", "form type, e.g. 10-K, 10-Q, 8-K, 4", 20, "10-K"),
           limit: Params.positiveInt("limit", "number of filings", 20, 1000),
         }),

@@ -1,0 +1,157 @@
+import { Elysia, type TSchema, t } from "elysia";
+import type { Billing } from "../../accounts/billing.ts";
+import { ApiError } from "../../errors.ts";
+import type { DerivedKind } from "../../query/derived.ts";
+import { getDerived } from "../../query/derived.ts";
+import { errorResponses } from "../models/common.ts";
+import * as Models from "../models/derived.ts";
+import { Params, resolveSecurity, snapshotOf } from "../params.ts";
+import { billingPlugin } from "../plugins/billing.ts";
+import type { Endpoint } from "../pricing.ts";
+import { operation } from "./operation.ts";
+
+interface DerivedRoute {
+  path: string;
+  param: "symbol" | "ticker";
+  kind: DerivedKind;
+  endpoint: Endpoint;
+  schema: TSchema;
+  summary: string;
+  description: string;
+}
+
+const ROUTES: DerivedRoute[] = [
+  {
+    path: "/securities/:ticker/valuation",
+    param: "ticker",
+    kind: "valuation",
+    endpoint: "valuation",
+    schema: Models.Valuation,
+    summary: "Valuation snapshot",
+    description:
+      "Market cap, EV and multiples at the last price date, from TTM fundamentals filed on or before that date (docs/methodology.md).",
+  },
+  {
+    path: "/securities/:ticker/valuation/history",
+    param: "ticker",
+    kind: "valuation_history",
+    endpoint: "valuation_history",
+    schema: Models.ValuationHistory,
+    summary: "Point-in-time valuation history",
+    description:
+      "One row per month end; each row uses only fundamentals and share counts filed on or before its date (no look-ahead).",
+  },
+  {
+    path: "/stocks/:symbol/valuation-history",
+    param: "symbol",
+    kind: "valuation_points",
+    endpoint: "valuation_points",
+    schema: Models.ValuationPoints,
+    summary: "Monthly valuation series",
+    description:
+      "Month-end prices with today's fundamentals applied across them (an approximation of historical multiples), and the P/E percentile over trailing 3, 5 and 10 years.",
+  },
+  {
+    path: "/stocks/:symbol/fundamental-metrics",
+    param: "symbol",
+    kind: "metrics",
+    endpoint: "fundamental_metrics",
+    schema: Models.FundamentalMetrics,
+    summary: "Fundamental metrics",
+    description:
+      "Margins, returns, turnover, leverage and yields from the latest TTM period, else the latest annual.",
+  },
+  {
+    path: "/stocks/:symbol/growth",
+    param: "symbol",
+    kind: "growth",
+    endpoint: "growth",
+    schema: Models.Growth,
+    summary: "Growth",
+    description:
+      "One-year change and 3/5-year CAGR from annual history; null when the start point is missing or not positive.",
+  },
+  {
+    path: "/stocks/:symbol/capital-allocation",
+    param: "symbol",
+    kind: "capital_allocation",
+    endpoint: "capital_allocation",
+    schema: Models.CapitalAllocation,
+    summary: "Capital allocation",
+    description: "The latest annual period's cash deployment; outflows as positive numbers.",
+  },
+  {
+    path: "/stocks/:symbol/owner-earnings",
+    param: "symbol",
+    kind: "owner_earnings",
+    endpoint: "owner_earnings",
+    schema: Models.OwnerEarnings,
+    summary: "Owner earnings",
+    description:
+      "Operating cash flow minus reported capex, the imported value where one exists, yield on market cap, growth.",
+  },
+  {
+    path: "/stocks/:symbol/dividend",
+    param: "symbol",
+    kind: "dividend",
+    endpoint: "dividend",
+    schema: Models.Dividend,
+    summary: "Dividend snapshot",
+    description:
+      "Trailing and forward dividends per share, yields, the 5-year yield range, the next payment and the frequency.",
+  },
+  {
+    path: "/stocks/:symbol/earnings",
+    param: "symbol",
+    kind: "earnings",
+    endpoint: "earnings",
+    schema: Models.Earnings,
+    summary: "Earnings dates and latest EPS",
+    description:
+      "Latest, past and next earnings dates and the latest quarter's diluted EPS; estimate and surprise where imported.",
+  },
+  {
+    path: "/stocks/:symbol/estimates",
+    param: "symbol",
+    kind: "estimates",
+    endpoint: "estimates",
+    schema: Models.Estimates,
+    summary: "Estimate signals",
+    description:
+      "Imported forward estimate signals, with forward P/E and PEG from the latest price. No analyst counts, ranges or revisions.",
+  },
+];
+
+/** Every endpoint that serves a document computed at import time. */
+export function derivedRoutes(billing: Billing) {
+  const app = new Elysia({ name: "routes.derived" });
+  // `use` registers on the instance; the routes' types are not needed downstream.
+  for (const route of ROUTES) app.use(derivedRoute(billing, route));
+  return app;
+}
+
+/** Serves the stored body as it is: no computation, no re-serialisation. */
+function derivedRoute(billing: Billing, route: DerivedRoute) {
+  const params =
+    route.param === "symbol"
+      ? t.Object({ symbol: Params.ticker("symbol") })
+      : t.Object({ ticker: Params.ticker("ticker") });
+  return new Elysia({ name: `routes.derived.${route.kind}` }).use(billingPlugin(billing)).get(
+    route.path,
+    async ({ params, request }) => {
+      const snapshot = snapshotOf(request);
+      const ticker = "symbol" in params ? params.symbol : params.ticker;
+      const security = resolveSecurity(snapshot, ticker);
+      const body = await getDerived(snapshot, route.kind, security.security_id);
+      if (body === null)
+        throw new ApiError("not_found", `no ${route.summary.toLowerCase()} for ${security.ticker}`);
+      return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
+    },
+    {
+      billed: route.endpoint,
+      params,
+      response: { 200: route.schema, ...errorResponses },
+      detail: operation(route.endpoint, route.summary, route.description),
+    },
+  );
+}

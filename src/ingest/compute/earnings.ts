@@ -1,0 +1,143 @@
+/**
+ * The earnings snapshot (spec §2.10) and the estimates snapshot (§2.12) of one security.
+ * Release dates come from the company's 10-Q/10-K filings and the imported calendar; the
+ * latest quarter's EPS from the statements, else from an imported earnings history.
+ */
+
+import { ratio } from "../../domain/ratios.ts";
+import type { StatementPeriod } from "../../domain/statements.ts";
+import type { CalendarRow } from "../sources/calendar.ts";
+import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
+
+export const EARNINGS_VERSION = "earnings-2026.11.1";
+export const ESTIMATES_VERSION = "estimates-2026.11.1";
+
+export interface EarningsSnapshot {
+  latest_earnings_release_date: string | null;
+  past_earnings_date: string | null;
+  next_earnings_date: string | null;
+  next_earnings_time: string | null;
+  eps_latest_q: number | null;
+  eps_latest_q_period_end: string | null;
+  eps_estimate_latest_q: number | null;
+  eps_surprise_latest_q: number | null;
+  eps_surprise_ratio_latest_q: number | null;
+  eps_estimate_next_q: number | null;
+  no_of_estimates_next_q: number | null;
+}
+
+export interface EarningsInput {
+  asOf: string;
+  /** Filing dates of the company's 10-Q and 10-K reports (amendments excluded). */
+  reportDates: readonly string[];
+  quarters: readonly StatementPeriod[];
+  calendar: readonly CalendarRow[];
+  history: EarningsHistory | null;
+}
+
+/**
+ * Release dates: past ones are the 10-Q/10-K filing dates and calendar dates on or before
+ * `asOf`; the next one is the first calendar date after it. Latest-quarter EPS: diluted EPS
+ * of the latest quarterly statement; where the filer reports none for that quarter (Q4 is
+ * usually only in the annual report), the imported earnings history's reported EPS for the
+ * same quarter end; estimate and surprise come from the calendar or earnings history.
+ */
+export function computeEarnings(input: EarningsInput): EarningsSnapshot {
+  const past = [...new Set([...input.reportDates, ...input.calendar.map((c) => c.earning_date)])]
+    .filter((d) => d <= input.asOf)
+    .sort()
+    .reverse();
+  const next = input.calendar
+    .filter((c) => c.earning_date > input.asOf)
+    .sort((a, b) => a.earning_date.localeCompare(b.earning_date))[0];
+  const latestQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0] ?? null;
+  const historyQ = latestQ
+    ? input.history?.quarterly.find((q) => sameMonth(q.fiscal_date_ending, latestQ.period_end))
+    : undefined;
+  const eps = (latestQ?.values.diluted_eps as number | null | undefined) ?? historyQ?.reported_eps ?? null;
+  const calendarQ = input.calendar.find((c) => c.eps_actual !== null && c.earning_date === past[0]);
+  const estimate = historyQ?.estimated_eps ?? calendarQ?.eps_forecast ?? null;
+  const surprise = eps !== null && estimate !== null ? round(eps - estimate) : null;
+  return {
+    latest_earnings_release_date: past[0] ?? null,
+    past_earnings_date: past[1] ?? null,
+    next_earnings_date: next?.earning_date ?? null,
+    next_earnings_time: next?.earning_time ?? null,
+    eps_latest_q: eps,
+    eps_latest_q_period_end: latestQ?.period_end ?? null,
+    eps_estimate_latest_q: estimate,
+    eps_surprise_latest_q: surprise,
+    eps_surprise_ratio_latest_q:
+      surprise !== null && estimate !== null && estimate !== 0 ? ratio(surprise, Math.abs(estimate)) : null,
+    eps_estimate_next_q: next?.eps_forecast ?? null,
+    no_of_estimates_next_q: next?.no_of_estimates ?? null,
+  };
+}
+
+export interface EstimatesSnapshot {
+  as_of_date: string | null;
+  eps_growth_yoy_est_next_q: number | null;
+  eps_growth_yoy_est_next_fy: number | null;
+  rvn_growth_yoy_est_next_q: number | null;
+  rvn_growth_yoy_est_next_fy: number | null;
+  earning_growth_5y_est: number | null;
+  total_rvn_growth_5y_est: number | null;
+  eps_est_next_fy: number | null;
+  forward_pe: number | null;
+  forward_peg_ratio: number | null;
+}
+
+/**
+ * Imported estimate signals, with forward P/E = last close / next-FY EPS estimate (null when
+ * the estimate is ≤ 0) and forward PEG = forward P/E / (5-year EPS growth estimate × 100)
+ * (null when growth ≤ 0). Without a signals row, next-quarter EPS growth comes from an
+ * earnings history's estimate for the next quarter against the same quarter a year earlier.
+ */
+export function computeEstimates(
+  signals: EstimateSignalsRow | null,
+  history: EarningsHistory | null,
+  close: number | null,
+): EstimatesSnapshot | null {
+  const nextQ = history ? nextQuarterGrowth(history) : null;
+  if (!signals && nextQ === null) return null;
+  const epsNextFy = signals?.eps_est_next_fy ?? null;
+  const forwardPe = close !== null && epsNextFy !== null && epsNextFy > 0 ? close / epsNextFy : null;
+  const growth5y = signals?.earning_growth_5y_est ?? null;
+  return {
+    as_of_date: signals?.as_of_date ?? null,
+    eps_growth_yoy_est_next_q: signals?.eps_growth_yoy_est_next_q ?? nextQ,
+    eps_growth_yoy_est_next_fy: signals?.eps_growth_yoy_est_next_fy ?? null,
+    rvn_growth_yoy_est_next_q: signals?.rvn_growth_yoy_est_next_q ?? null,
+    rvn_growth_yoy_est_next_fy: signals?.rvn_growth_yoy_est_next_fy ?? null,
+    earning_growth_5y_est: growth5y,
+    total_rvn_growth_5y_est: signals?.total_rvn_growth_5y_est ?? null,
+    eps_est_next_fy: epsNextFy,
+    forward_pe: forwardPe,
+    forward_peg_ratio:
+      forwardPe !== null && growth5y !== null && growth5y > 0 ? forwardPe / (growth5y * 100) : null,
+  };
+}
+
+/** Growth of the first unreported quarter's estimate over the reported EPS a year before it. */
+function nextQuarterGrowth(history: EarningsHistory): number | null {
+  const upcoming = history.quarterly
+    .filter((q) => q.reported_eps === null && q.estimated_eps !== null)
+    .sort((a, b) => a.fiscal_date_ending.localeCompare(b.fiscal_date_ending))[0];
+  if (!upcoming || upcoming.estimated_eps === null) return null;
+  const yearBefore = shiftYear(upcoming.fiscal_date_ending, -1);
+  const base =
+    history.quarterly.find((q) => sameMonth(q.fiscal_date_ending, yearBefore))?.reported_eps ?? null;
+  return base !== null && base > 0 ? upcoming.estimated_eps / base - 1 : null;
+}
+
+function sameMonth(a: string, b: string): boolean {
+  return a.slice(0, 7) === b.slice(0, 7) || Math.abs(Date.parse(a) - Date.parse(b)) <= 7 * 86_400_000;
+}
+
+function shiftYear(date: string, years: number): string {
+  return `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e8) / 1e8;
+}

@@ -1,0 +1,209 @@
+/**
+ * Every derived document of one security, computed at import time (spec §1) and stored in
+ * the snapshot as the exact response body each endpoint serves. Routes only read them.
+ */
+
+import type { DerivedKind } from "../query/derived.ts";
+import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
+import { computeDividendSnapshot } from "./compute/dividend.ts";
+import {
+  computeEarnings,
+  computeEstimates,
+  EARNINGS_VERSION,
+  ESTIMATES_VERSION,
+} from "./compute/earnings.ts";
+import { computeGrowth } from "./compute/growth.ts";
+import type { CompanyStatements, DividendRow, SharesObservation } from "./compute/inputs.ts";
+import { computeMetrics } from "./compute/metrics.ts";
+import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
+import { inferSplits } from "./compute/splits.ts";
+import { computeValuationSnapshot } from "./compute/valuation.ts";
+import { computeValuationHistory, computeValuationPoints } from "./compute/valuation-history.ts";
+import type { CalendarRow } from "./sources/calendar.ts";
+import type { EarningsHistory, EstimateSignalsRow } from "./sources/estimates.ts";
+import type { GrowthSignalsRow } from "./sources/growth-signals.ts";
+import type { PriceRow } from "./sources/prices.ts";
+
+/** One row of the `derived` table: a pre-serialised response body. */
+export interface DerivedRow {
+  security_id: string;
+  kind: DerivedKind;
+  as_of: string | null;
+  body: string;
+}
+
+export interface SecurityInputs {
+  securityId: string;
+  symbol: string;
+  priceCurrency: string | null;
+  statements: (CompanyStatements & { currency: string | null }) | null;
+  shares: readonly SharesObservation[];
+  prices: readonly PriceRow[];
+  dividends: readonly DividendRow[] | null;
+  calendar: readonly CalendarRow[];
+  reportDates: readonly string[];
+  estimates: EstimateSignalsRow | null;
+  history: EarningsHistory | null;
+  growth: GrowthSignalsRow | null;
+}
+
+/** Computes every document the inputs allow; a document that cannot be computed is absent (404). */
+export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
+  const out: DerivedRow[] = [];
+  const add = (kind: DerivedKind, asOf: string | null, body: object) =>
+    out.push({ security_id: input.securityId, kind, as_of: asOf, body: JSON.stringify(body) });
+  const symbol = input.symbol;
+  const lastPrice = input.prices.at(-1) ?? null;
+  // Split-adjusted closes are on the basis of the day the price file was made (its last
+  // row): only splits up to then are in them, so only those convert share counts.
+  const splits = inferSplits(input.shares).filter(
+    (split) => lastPrice === null || split.date <= lastPrice.date,
+  );
+  const statements = input.statements;
+  let marketCap: number | null = null;
+  if (statements && lastPrice) {
+    const base = {
+      statements,
+      prices: input.prices,
+      shares: input.shares,
+      splits,
+      price_currency: input.priceCurrency,
+    };
+    const estimates = { eps_est_next_fy: input.estimates?.eps_est_next_fy ?? null };
+    const valuation = computeValuationSnapshot({ ...base, dividends: input.dividends, estimates });
+    if (valuation) {
+      marketCap = valuation.market_cap;
+      const { calculation_version, ...fields } = valuation;
+      add("valuation", valuation.date, { symbol, metadata: { calculation_version }, valuation: fields });
+    }
+    const history = computeValuationHistory(base);
+    if (history.length > 0)
+      add("valuation_history", history.at(-1)?.date ?? null, { symbol, valuation_history: history });
+    const points = computeValuationPoints({ ...base, estimates });
+    if (points.points.length > 0) {
+      const metadata = pointsMetadata(
+        symbol,
+        points.calculation_version,
+        lastPrice.date,
+        statements.currency,
+      );
+      add("valuation_points", lastPrice.date, { metadata, points: points.points });
+    }
+  }
+  // Market-based yields need a price no older than the fundamentals they divide: when the
+  // latest statements were filed after the last price, those yields are null.
+  const fundamentalsFiled = statements ? latestFiling(statements) : null;
+  const usableCap = lastPrice && fundamentalsFiled && fundamentalsFiled > lastPrice.date ? null : marketCap;
+  if (statements) addFundamentals(add, symbol, statements, usableCap, input, splits);
+  if (input.dividends && input.dividends.length > 0 && lastPrice) {
+    const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices });
+    if (dividend) {
+      const { calculation_version, as_of_date, ...fields } = dividend;
+      add("dividend", as_of_date, {
+        symbol,
+        metadata: { as_of_date, calculation_version },
+        dividend: fields,
+      });
+    }
+  }
+  addEarnings(add, symbol, input, lastPrice);
+  return out;
+}
+
+type Add = (kind: DerivedKind, asOf: string | null, body: object) => void;
+
+function addFundamentals(
+  add: Add,
+  symbol: string,
+  statements: CompanyStatements,
+  marketCap: number | null,
+  input: SecurityInputs,
+  splits: ReturnType<typeof inferSplits>,
+): void {
+  const metrics = computeMetrics({ statements, market_cap: marketCap });
+  if (metrics)
+    add("metrics", metrics.metadata.as_of_date, {
+      metadata: { symbol, ...metrics.metadata },
+      metrics: metrics.metrics,
+    });
+  const growth = computeGrowth({
+    statements,
+    dividends: input.dividends,
+    signals: input.growth,
+    splits,
+    as_of: input.prices.at(-1)?.date,
+  });
+  if (growth)
+    add("growth", growth.metadata.as_of_date, {
+      metadata: { symbol, ...growth.metadata },
+      growth: growth.growth,
+    });
+  const capital = computeCapitalAllocation({ statements, market_cap: marketCap, splits });
+  if (capital) {
+    const { metadata, capital_allocation } = capital;
+    add("capital_allocation", metadata.as_of_date, { metadata: { symbol, ...metadata }, capital_allocation });
+  }
+  const owner = computeOwnerEarnings({ statements, market_cap: marketCap, signals: input.growth });
+  if (owner) {
+    const { metadata, owner_earnings } = owner;
+    add("owner_earnings", metadata.as_of_date, { symbol, metadata: { symbol, ...metadata }, owner_earnings });
+  }
+}
+
+/** The latest first-filed date of the TTM and annual periods (what the metrics may use). */
+function latestFiling(statements: CompanyStatements): string | null {
+  let latest: string | null = null;
+  for (const periods of [
+    statements.income_statement,
+    statements.balance_sheet,
+    statements.cash_flow_statement,
+  ]) {
+    for (const p of periods)
+      if (p.period_type !== "quarterly" && (latest === null || p.first_filed > latest))
+        latest = p.first_filed;
+  }
+  return latest;
+}
+
+function addEarnings(add: Add, symbol: string, input: SecurityInputs, lastPrice: PriceRow | null): void {
+  // "Now" for this security: its latest price or report, whichever is later.
+  const candidates = [lastPrice?.date, input.reportDates.at(-1)].filter((d): d is string => d !== undefined);
+  const asOf = candidates.length > 0 ? (candidates.sort().at(-1) ?? null) : null;
+  const quarters = input.statements?.income_statement.filter((p) => p.period_type === "quarterly") ?? [];
+  if (asOf && (input.reportDates.length > 0 || input.calendar.length > 0 || quarters.length > 0)) {
+    const earnings = computeEarnings({
+      asOf,
+      reportDates: input.reportDates,
+      quarters,
+      calendar: input.calendar,
+      history: input.history,
+    });
+    add("earnings", asOf, {
+      symbol,
+      metadata: { symbol, as_of_date: asOf, calculation_version: EARNINGS_VERSION },
+      earnings,
+    });
+  }
+  const estimates = computeEstimates(input.estimates, input.history, lastPrice?.close ?? null);
+  if (estimates) {
+    const metadata = {
+      symbol,
+      as_of_date: estimates.as_of_date ?? asOf,
+      price_date: lastPrice?.date ?? null,
+      calculation_version: ESTIMATES_VERSION,
+    };
+    add("estimates", asOf, { symbol, metadata, estimates });
+  }
+}
+
+function pointsMetadata(symbol: string, version: string, asOf: string, currency: string | null) {
+  return {
+    symbol,
+    as_of_date: asOf,
+    frequency: "monthly",
+    currency,
+    calculation_version: version,
+    method:
+      "today's fundamentals applied across the stored month-end prices: an approximation of historical multiples, not a point-in-time model (see /securities/{ticker}/valuation/history for that)",
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The small per-ticker sources, read whole before the per-company pass: dividends, the
+ * earnings calendar, estimates (signals and earnings histories) and growth signals.
+ */
+import { join } from "node:path";
+import { tickerKey } from "../domain/tickers.ts";
+import type { ImportContext } from "./context.ts";
+import type { CalendarRow } from "./sources/calendar.ts";
+import { parseCalendar } from "./sources/calendar.ts";
+import { type DividendRow, parseDividends } from "./sources/dividends.ts";
+import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "./sources/estimates.ts";
+import { type GrowthSignalsRow, parseGrowthSignalsCsv } from "./sources/growth-signals.ts";
+import { tickerFromFileName } from "./sources/values.ts";
+
+export interface MarketSources {
+  /** By ticker key; an entry (possibly empty) means the ticker's dividend history was imported. */
+  dividends: Map<string, DividendRow[]>;
+  calendar: CalendarRow[];
+  estimates: Map<string, EstimateSignalsRow>;
+  histories: Map<string, EarningsHistory>;
+  growth: Map<string, GrowthSignalsRow>;
+}
+
+export function readMarketSources(ctx: ImportContext): MarketSources {
+  const dividends = new Map<string, DividendRow[]>();
+  for (const file of ctx.files(join(ctx.root, "dividends"), ".csv", ".json")) {
+    const ticker = tickerFromFileName(file);
+    const rows = ctx.parse(file, "dividends", (text, name, opts) =>
+      parseDividends(text, name, { ...opts, ticker }),
+    );
+    dividends.set(tickerKey(ticker), rows);
+  }
+  const calendar = ctx
+    .files(join(ctx.root, "calendar"), ".csv", ".json")
+    .flatMap((f) => ctx.parse(f, "calendar", parseCalendar));
+  const estimates = new Map<string, EstimateSignalsRow>();
+  const histories = new Map<string, EarningsHistory>();
+  for (const file of ctx.files(join(ctx.root, "estimates"), ".csv", ".json")) {
+    const parsed = parseEstimatesFile(ctx.read(file), ctx.name(file), ctx.parseOptions);
+    ctx.count("estimates", file, parsed.result.rows.length, parsed.result.skipped);
+    if (parsed.kind === "signals") for (const row of parsed.result.rows) keepLatest(estimates, row);
+    else for (const h of parsed.result.rows) histories.set(tickerKey(h.ticker), h);
+  }
+  const growth = new Map<string, GrowthSignalsRow>();
+  for (const file of ctx.files(join(ctx.root, "growth"), ".csv")) {
+    for (const row of ctx.parse(file, "growth", parseGrowthSignalsCsv)) keepLatest(growth, row);
+  }
+  return { dividends, calendar: dedupeCalendar(calendar), estimates, histories, growth };
+}
+
+/** The newest signals row (by as_of_date) per ticker. */
+function keepLatest<T extends { ticker: string; as_of_date: string }>(map: Map<string, T>, row: T): void {
+  const key = tickerKey(row.ticker);
+  const seen = map.get(key);
+  if (!seen || row.as_of_date >= seen.as_of_date) map.set(key, row);
+}
+
+/** One row per ticker and date; a later file's row (a newer calendar) replaces an earlier one. */
+function dedupeCalendar(rows: CalendarRow[]): CalendarRow[] {
+  const byKey = new Map<string, CalendarRow>();
+  for (const row of rows) byKey.set(`${tickerKey(row.ticker)}|${row.earning_date}`, row);
+  return [...byKey.values()];
+}

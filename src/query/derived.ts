@@ -1,0 +1,47 @@
+import type { Row } from "./duckdb.ts";
+import type { LoadedSnapshot } from "./snapshot.ts";
+
+/** The derived documents of a snapshot (see ingest/derive.ts), by the endpoint that serves them. */
+export type DerivedKind =
+  | "valuation"
+  | "valuation_history"
+  | "valuation_points"
+  | "metrics"
+  | "growth"
+  | "capital_allocation"
+  | "owner_earnings"
+  | "dividend"
+  | "earnings"
+  | "estimates";
+
+/** Kinds whose bodies are large (monthly series): read from Parquet per request, not held in memory. */
+const ON_DISK: ReadonlySet<DerivedKind> = new Set(["valuation_history", "valuation_points"]);
+
+const BODY = "SELECT body FROM derived WHERE kind = $kind AND security_id = $security";
+const SMALL_BODIES = `SELECT kind, security_id, body FROM derived WHERE kind NOT IN ('valuation_history', 'valuation_points')`;
+
+/** Bodies of the small kinds, loaded at activation: `kind → security_id → JSON text`. */
+export async function loadDerived(
+  all: (sql: string) => Promise<Row[]>,
+): Promise<Map<string, Map<string, string>>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const row of await all(SMALL_BODIES)) {
+    const kind = row.kind as string;
+    const byKind = out.get(kind) ?? new Map<string, string>();
+    byKind.set(row.security_id as string, row.body as string);
+    out.set(kind, byKind);
+  }
+  return out;
+}
+
+/** The stored response body of one kind for one security, or null. */
+export async function getDerived(
+  snapshot: LoadedSnapshot,
+  kind: DerivedKind,
+  securityId: string,
+): Promise<string | null> {
+  if (!ON_DISK.has(kind)) return snapshot.derived.get(kind)?.get(securityId) ?? null;
+  if (!snapshot.has("derived")) return null;
+  const rows = await snapshot.all<{ body: string }>(BODY, { kind, security: securityId });
+  return rows[0]?.body ?? null;
+}
