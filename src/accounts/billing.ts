@@ -88,7 +88,12 @@ export class Billing {
   }
 
   /** Turns a reservation into a ledger debit; resolves once it is committed to the WAL. */
-  commit(reservation: Reservation, endpoint: string, requestId: string): Promise<CommitResult> {
+  commit(
+    reservation: Reservation,
+    endpoint: string,
+    requestId: string,
+    idempotent?: Debit["idempotent"],
+  ): Promise<CommitResult> {
     if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
     reservation.settled = true;
     if (reservation.cost === 0) {
@@ -97,7 +102,17 @@ export class Billing {
     }
     return new Promise((resolve, reject) => {
       const { userId, keyId, cost } = reservation;
-      this.pending.push({ userId, keyId, cost, endpoint, requestId, reservation, resolve, reject });
+      this.pending.push({
+        userId,
+        keyId,
+        cost,
+        endpoint,
+        requestId,
+        idempotent,
+        reservation,
+        resolve,
+        reject,
+      });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());

@@ -39,7 +39,21 @@ const MIGRATIONS: readonly string[] = [
      BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
    CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
      BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`,
+  `CREATE TABLE idempotency (
+     user_id TEXT NOT NULL REFERENCES users(id),
+     key TEXT NOT NULL,
+     request_hash TEXT NOT NULL,
+     status INTEGER NOT NULL,
+     content_type TEXT,
+     body BLOB NOT NULL,
+     created_at TEXT NOT NULL,
+     PRIMARY KEY (user_id, key)
+   );
+   CREATE INDEX idempotency_created ON idempotency(created_at);`,
 ];
+
+/** The schema version a fully migrated database has (its `PRAGMA user_version`). */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Opens (creating if needed) the accounts database in WAL mode and migrates it forward.

@@ -20,13 +20,24 @@ export interface ApiKeyInfo {
   last_used_at: string | null;
 }
 
-/** A committed debit, one ledger row. */
+/** A stored response of a call made with an `Idempotency-Key`. */
+export interface IdempotentResponse {
+  key: string;
+  request_hash: string;
+  status: number;
+  content_type: string | null;
+  body: Uint8Array;
+  created_at: string;
+}
+
+/** A committed debit, one ledger row; with the response to replay when it had an idempotency key. */
 export interface Debit {
   userId: string;
   keyId: string;
   cost: number;
   endpoint: string;
   requestId: string;
+  idempotent?: Omit<IdempotentResponse, "created_at">;
 }
 
 export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
@@ -186,6 +197,21 @@ export class AccountsStore {
          GROUP BY endpoint ORDER BY endpoint`,
       )
       .all({ u: userId, since });
+  }
+
+  /** The remembered response of a user's idempotency key, if made after `since`. */
+  findIdempotent(userId: string, key: string, since: string): IdempotentResponse | null {
+    return this.db
+      .query<IdempotentResponse, { u: string; key: string; since: string }>(
+        `SELECT key, request_hash, status, content_type, body, created_at FROM idempotency
+         WHERE user_id = $u AND key = $key AND created_at >= $since`,
+      )
+      .get({ u: userId, key, since });
+  }
+
+  /** Forgets remembered responses older than `before`. */
+  purgeIdempotent(before: string): number {
+    return this.db.query("DELETE FROM idempotency WHERE created_at < $before").run({ before }).changes;
   }
 
   /** Changes whenever another connection commits; a cheap "did anything change?" probe. */

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import type { ImportReport } from "../snapshots.ts";
+import { ImportError } from "./errors.ts";
 import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
 
 export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
@@ -39,8 +40,10 @@ export class ImportContext {
     return readFileSync(file, "utf8");
   }
 
+  /** Parses one file; in lenient mode a file that fails as a whole gives no rows. */
   parse<T>(file: string, source: string, parser: Parser<T>): T[] {
-    const result = parser(this.read(file), this.name(file), this.parseOptions);
+    const result = this.guard(file, source, () => parser(this.read(file), this.name(file), this.parseOptions));
+    if (!result) return [];
     this.count(source, file, result.rows.length, result.skipped);
     return result.rows;
   }
@@ -63,6 +66,21 @@ export class ImportContext {
       this.report.skipped.push({ file: this.name(file), line: s.line, reason: s.reason });
     }
     if (entry.files % 100 === 0) this.progress?.(`${source}: ${entry.files} files`);
+  }
+
+  /**
+   * Runs `read` for one file. In lenient mode a file that fails as a whole (malformed JSON or
+   * XML, a wrong structure) is skipped and listed with its reason; in strict mode it fails
+   * the import.
+   */
+  guard<T>(file: string, source: string, read: () => T): T | null {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ImportError) || !this.parseOptions.lenient) throw error;
+      this.count(source, file, 0, [{ line: error.line, reason: `file skipped: ${error.message}` }]);
+      return null;
+    }
   }
 
   note(message: string): void {

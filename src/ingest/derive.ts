@@ -3,7 +3,7 @@
  * the snapshot as the exact response body each endpoint serves. Routes only read them.
  */
 
-import type { DerivedKind } from "../query/derived.ts";
+import type { DerivedKind } from "../domain/derived.ts";
 import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
 import { computeDividendSnapshot } from "./compute/dividend.ts";
 import {

@@ -119,9 +119,12 @@ class CompanyPass {
     for (const security of securities) await this.security(security, statements);
   }
 
-  private async statements(file: string): Promise<ComputedStatements & { cik: string }> {
+  private async statements(file: string): Promise<(ComputedStatements & { cik: string }) | null> {
     const name = this.ctx.name(file);
-    const facts = parseCompanyFacts(parseJson(this.ctx.read(file), name), name);
+    const facts = this.ctx.guard(file, "companyfacts", () =>
+      parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
+    );
+    if (!facts) return null;
     const computed = computeStatements(facts);
     const { cik } = facts;
     const rows = (periods: readonly StatementPeriod[]) =>
@@ -181,7 +184,10 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     .files(dir, ".json")
     .sort((a, b) => Number(a.includes("-submissions-")) - Number(b.includes("-submissions-")));
   for (const file of files) {
-    const parsed = parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions);
+    const parsed = ctx.guard(file, "submissions", () =>
+      parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions),
+    );
+    if (!parsed) continue;
     ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
     if (parsed.company) companies.push({ ...parsed.company, first_filing_date: null });
     // A filing is listed under each of its filers (an insider's Form 4 under the issuer and
@@ -258,7 +264,9 @@ async function writeMarketTables(
 async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, dir: string): Promise<void> {
   const files = ctx.files(dir, ".xml");
   if (files.length === 0) return;
-  const documents = files.map((file) => parseOwnershipDocument(ctx.read(file), ctx.name(file)));
+  const documents = files.flatMap(
+    (file) => ctx.guard(file, "form4", () => parseOwnershipDocument(ctx.read(file), ctx.name(file))) ?? [],
+  );
   const { rows, report } = selectInsiderTrades(documents);
   await writer.append("insider_trades", rows);
   ctx.count("form4", dir, rows.length);

@@ -1,18 +1,6 @@
+import type { DerivedKind } from "../domain/derived.ts";
 import type { Row } from "./duckdb.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
-
-/** The derived documents of a snapshot (see ingest/derive.ts), by the endpoint that serves them. */
-export type DerivedKind =
-  | "valuation"
-  | "valuation_history"
-  | "valuation_points"
-  | "metrics"
-  | "growth"
-  | "capital_allocation"
-  | "owner_earnings"
-  | "dividend"
-  | "earnings"
-  | "estimates";
 
 /** Kinds whose bodies are large (monthly series): read from Parquet per request, not held in memory. */
 const ON_DISK: ReadonlySet<DerivedKind> = new Set(["valuation_history", "valuation_points"]);

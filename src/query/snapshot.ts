@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
+import type { QuoteRow } from "../domain/quote.ts";
 import type { TableName } from "../domain/snapshot-tables.ts";
-import type { QuoteRow } from "../ingest/compute/quote.ts";
 import type { Logger } from "../log.ts";
 import { type Manifest, readCurrent, readManifest, snapshotDir } from "../snapshots.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";

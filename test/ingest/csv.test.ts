@@ -135,17 +135,15 @@ describe("forEachCsvRecord", () => {
     expect(seen).toEqual(["1:h", "2:1", "4:2"]);
   });
 
-  test("reads 200,000 unquoted rows in well under a second", () => {
+  test("reads every cell of 200,000 unquoted CRLF rows (speed is measured in bench/, not here)", () => {
     const lines = ["Date,Open,High,Low,Close,Adj Close,Volume"];
     for (let i = 0; i < 200_000; i += 1) lines.push(`2020-01-02,1.5,2.5,1.25,2,1.9,${i}`);
     const text = lines.join("\r\n");
-    const started = performance.now();
     let cells = 0;
     forEachCsvRecord(text, "big.csv", (row) => {
       cells += row.length;
     });
     expect(cells).toBe(7 * 200_001);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

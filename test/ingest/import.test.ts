@@ -83,6 +83,18 @@ describe("import", () => {
     expect(manifest.tables.filings?.rows).toBe(recentCount + 1);
   });
 
+  test("a malformed whole file fails a strict import by name, and is skipped and listed by a lenient one", async () => {
+    const src = demoSources();
+    mkdirSync(join(src, "edgar", "companyfacts"), { recursive: true });
+    writeFileSync(join(src, "edgar", "companyfacts", "CIK0099999999.json"), '{"cik": 99999999, "facts": ');
+    const strict = await importSources(src, tempDir()).catch((e: unknown) => e);
+    expect(String(strict)).toMatch(/^edgar\/companyfacts\/CIK0099999999\.json: not valid JSON/);
+    const manifest = await importSources(src, tempDir(), { lenient: true });
+    const skipped = manifest.report.skipped.filter((s) => s.file === "edgar/companyfacts/CIK0099999999.json");
+    expect(skipped.length).toBe(1);
+    expect(skipped[0]?.reason).toMatch(/^file skipped: not valid JSON/);
+  });
+
   test("a missing source directory is an error naming it", async () => {
     const error = await importSources(join(tempDir(), "nope"), tempDir()).catch((e: unknown) => e);
     expect(String(error)).toMatch(/nope: source directory does not exist/);

@@ -1,7 +1,7 @@
 import { Elysia, type TSchema, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
+import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
-import type { DerivedKind } from "../../query/derived.ts";
 import { getDerived } from "../../query/derived.ts";
 import { errorResponses } from "../models/common.ts";
 import * as Models from "../models/derived.ts";

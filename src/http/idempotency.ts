@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import type { AccountsStore, IdempotentResponse } from "../accounts/store.ts";
+
+/** How long a remembered response is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** What a call made with an `Idempotency-Key` does. */
+export type IdempotencyDecision =
+  | { kind: "replay"; response: Omit<IdempotentResponse, "created_at"> }
+  | { kind: "conflict" }
+  | {
+      kind: "proceed";
+      finish: (response: Omit<IdempotentResponse, "created_at">) => void;
+      abandon: () => void;
+    };
+
+/**
+ * Retries of a billed call with the same `Idempotency-Key` (per user, 24 h) get the first
+ * call's response and are not charged again. The first successful response is stored in the
+ * same transaction as its debit (see AccountsStore.commitDebits); retries that arrive while
+ * the first call is still running wait for it. The same key with other parameters is a
+ * conflict (409).
+ */
+export class IdempotencyGate {
+  private readonly running = new Map<
+    string,
+    { hash: string; done: Promise<Omit<IdempotentResponse, "created_at"> | null> }
+  >();
+
+  constructor(
+    private readonly store: AccountsStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when a header value may be used as a key (1–255 visible ASCII characters). */
+  static isValidKey(value: string): boolean {
+    return KEY.test(value);
+  }
+
+  /** What identifies "the same call": the path and the query parameters, in any order. */
+  static requestHash(url: URL): string {
+    const params = [...url.searchParams.entries()].sort(
+      ([a, x], [b, y]) => a.localeCompare(b) || x.localeCompare(y),
+    );
+    return createHash("sha256")
+      .update(JSON.stringify([url.pathname, params]))
+      .digest("hex");
+  }
+
+  async decide(userId: string, key: string, hash: string): Promise<IdempotencyDecision> {
+    const slot = `${userId}\u0000${key}`;
+    const running = this.running.get(slot);
+    if (running) {
+      if (running.hash !== hash) return { kind: "conflict" };
+      const response = await running.done;
+      if (response) return { kind: "replay", response };
+      return this.decide(userId, key, hash);
+    }
+    const since = new Date(this.now() - IDEMPOTENCY_TTL_MS).toISOString();
+    const stored = this.store.findIdempotent(userId, key, since);
+    if (stored)
+      return stored.request_hash === hash ? { kind: "replay", response: stored } : { kind: "conflict" };
+    let resolve: (r: Omit<IdempotentResponse, "created_at"> | null) => void = () => {};
+    const done = new Promise<Omit<IdempotentResponse, "created_at"> | null>((r) => {
+      resolve = r;
+    });
+    this.running.set(slot, { hash, done });
+    const settle = (response: Omit<IdempotentResponse, "created_at"> | null) => {
+      this.running.delete(slot);
+      resolve(response);
+    };
+    return { kind: "proceed", finish: (response) => settle(response), abandon: () => settle(null) };
+  }
+
+  /** Forgets responses past the replay window. */
+  purge(): number {
+    return this.store.purgeIdempotent(new Date(this.now() - IDEMPOTENCY_TTL_MS).toISOString());
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Per-key and per-address limits of the HTTP edge. All in memory: they protect one serving
+ * process, and restart with it.
+ */
+
+export interface LimitSettings {
+  /** Sustained calls per second per key. */
+  ratePerSecond: number;
+  /** Calls a key may make at once above the sustained rate. */
+  burst: number;
+  /** Calls of one key in flight at the same time. */
+  maxInFlight: number;
+  /** Failed authentications per address per minute before that address is refused. */
+  authFailuresPerMinute: number;
+}
+
+export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; reason: string };
+
+interface Bucket {
+  tokens: number;
+  updated: number;
+}
+
+/** How many idle entries a limiter keeps before it sweeps: memory stays bounded under floods. */
+const SWEEP_AT = 50_000;
+
+/**
+ * A token bucket per key: `burst` tokens, refilled at `rate` per second. One call takes one
+ * token. Headers follow the IETF RateLimit draft (`RateLimit-Policy`, `RateLimit`).
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes a token for `key`, or says how long until one is free. */
+  take(key: string): LimitVerdict & { remaining: number } {
+    const at = this.now();
+    const bucket = this.refill(key, at);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true, remaining: Math.floor(bucket.tokens) };
+    }
+    const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate));
+    return { ok: false, retryAfterSeconds: wait, reason: "rate limit exceeded", remaining: 0 };
+  }
+
+  /** `RateLimit-Policy` and `RateLimit` header values for a key's current state. */
+  headers(remaining: number): Record<string, string> {
+    const window = Math.max(1, Math.ceil(this.burst / this.rate));
+    const reset = remaining >= this.burst ? 0 : Math.ceil((this.burst - remaining) / this.rate);
+    return {
+      "ratelimit-policy": `"burst";q=${this.burst};w=${window}`,
+      ratelimit: `"burst";r=${remaining};t=${reset}`,
+    };
+  }
+
+  private refill(key: string, at: number): Bucket {
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      if (this.buckets.size >= SWEEP_AT) this.sweep(at);
+      bucket = { tokens: this.burst, updated: at };
+      this.buckets.set(key, bucket);
+      return bucket;
+    }
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((at - bucket.updated) / 1000) * this.rate);
+    bucket.updated = at;
+    return bucket;
+  }
+
+  /** Drops buckets that have refilled completely (they equal a fresh bucket). */
+  private sweep(at: number): void {
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + ((at - bucket.updated) / 1000) * this.rate >= this.burst) this.buckets.delete(key);
+    }
+  }
+}
+
+/** Calls in flight per key, capped. */
+export class InFlightLimiter {
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Counts a call in, or refuses it; pair a success with `leave`. */
+  enter(key: string): boolean {
+    const n = this.counts.get(key) ?? 0;
+    if (n >= this.max) return false;
+    this.counts.set(key, n + 1);
+    return true;
+  }
+
+  leave(key: string): void {
+    const n = (this.counts.get(key) ?? 1) - 1;
+    if (n > 0) this.counts.set(key, n);
+    else this.counts.delete(key);
+  }
+}
+
+/**
+ * Failed authentications per client address in a sliding minute. An address over the limit
+ * is refused before its key is even hashed, so a flood of bad keys costs little and cannot
+ * slow callers with good keys.
+ */
+export class AuthFailureThrottle {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Seconds until the address may try again, or 0 when it may now. */
+  blockedFor(address: string): number {
+    const recent = this.recent(address, this.now());
+    if (recent.length < this.perMinute) return 0;
+    return Math.max(1, Math.ceil((60_000 - (this.now() - (recent[0] as number))) / 1000));
+  }
+
+  fail(address: string): void {
+    const at = this.now();
+    if (this.failures.size >= SWEEP_AT) this.sweep(at);
+    const recent = this.recent(address, at);
+    recent.push(at);
+    this.failures.set(address, recent.slice(-this.perMinute));
+  }
+
+  private recent(address: string, at: number): number[] {
+    return (this.failures.get(address) ?? []).filter((t) => at - t < 60_000);
+  }
+
+  private sweep(at: number): void {
+    for (const [address, times] of this.failures)
+      if (times.every((t) => at - t >= 60_000)) this.failures.delete(address);
+  }
+}

@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "../../src/http/limits.ts";
+
+/** A clock the test moves by hand (milliseconds). */
+function clock() {
+  let now = 0;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe("RateLimiter (token bucket)", () => {
+  test("a burst of `burst` calls passes, the next is refused with a retry time, and tokens refill at the rate", () => {
+    const c = clock();
+    const limiter = new RateLimiter(10, 5, c.now);
+    for (let i = 0; i < 5; i++) expect(limiter.take("k").ok).toBe(true);
+    const refused = limiter.take("k");
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.retryAfterSeconds).toBe(1);
+    c.advance(100); // 10/s → one token after 100 ms
+    expect(limiter.take("k").ok).toBe(true);
+    expect(limiter.take("k").ok).toBe(false);
+  });
+
+  test("keys do not share buckets", () => {
+    const limiter = new RateLimiter(1, 1, clock().now);
+    expect(limiter.take("a").ok).toBe(true);
+    expect(limiter.take("b").ok).toBe(true);
+    expect(limiter.take("a").ok).toBe(false);
+  });
+
+  test("RateLimit headers follow the IETF draft's structured fields", () => {
+    const limiter = new RateLimiter(10, 20, clock().now);
+    expect(limiter.headers(20)).toEqual({ "ratelimit-policy": '"burst";q=20;w=2', ratelimit: '"burst";r=20;t=0' });
+    expect(limiter.headers(10)).toEqual({ "ratelimit-policy": '"burst";q=20;w=2', ratelimit: '"burst";r=10;t=1' });
+  });
+
+  test("memory stays bounded under a flood of distinct keys", () => {
+    const c = clock();
+    const limiter = new RateLimiter(1000, 1, c.now);
+    for (let i = 0; i < 120_000; i++) {
+      limiter.take(`key-${i}`);
+      c.advance(1);
+    }
+    // Buckets idle long enough to be full again are swept once 50,000 are held.
+    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThanOrEqual(50_001);
+  });
+});
+
+describe("InFlightLimiter", () => {
+  test("at most `max` calls of one key at once; leaving frees a place", () => {
+    const limiter = new InFlightLimiter(2);
+    expect(limiter.enter("k")).toBe(true);
+    expect(limiter.enter("k")).toBe(true);
+    expect(limiter.enter("k")).toBe(false);
+    expect(limiter.enter("other")).toBe(true);
+    limiter.leave("k");
+    expect(limiter.enter("k")).toBe(true);
+  });
+});
+
+describe("AuthFailureThrottle", () => {
+  test("an address is refused after N failures in a minute, and may try again a minute after the first", () => {
+    const c = clock();
+    const throttle = new AuthFailureThrottle(3, c.now);
+    for (let i = 0; i < 3; i++) {
+      expect(throttle.blockedFor("1.2.3.4")).toBe(0);
+      throttle.fail("1.2.3.4");
+      c.advance(1000);
+    }
+    expect(throttle.blockedFor("1.2.3.4")).toBe(57);
+    expect(throttle.blockedFor("5.6.7.8")).toBe(0);
+    c.advance(57_000);
+    expect(throttle.blockedFor("1.2.3.4")).toBe(0);
+  });
+});
