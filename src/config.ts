@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 /** Settings of one process, read once at start-up. The only reader of `process.env`. */
 export interface Config {
@@ -6,50 +7,234 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly logLevel: LogLevel;
+  /** Bearer token for `GET /metrics`; null leaves /metrics disabled (404). */
+  readonly metricsToken: string | null;
+  /** The configuration file that was read, if any. */
+  readonly configFile: string | null;
   /** How often the server looks for key and credit changes made by other processes. */
   readonly accountsPollMs: number;
+  readonly limits: Limits;
+}
+
+/** Resource limits of the serving process (see http/limits.ts). */
+export interface Limits {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly maxInFlight: number;
+  readonly authFailuresPerMinute: number;
+  readonly requestTimeoutMs: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
-/** A setting that failed validation; the message names the setting. */
+/** A setting that failed validation; the message names the setting and where it came from. */
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** Command-line values (raw strings); undefined when the flag was not given. */
 export interface ConfigOverrides {
   dataDir?: string | undefined;
   host?: string | undefined;
   port?: string | undefined;
+  logLevel?: string | undefined;
+  /** `--config FILE`: read this file instead of looking for `stockd.toml`. */
+  config?: string | undefined;
 }
 
-/** Flags win over environment, environment over defaults. */
-export function loadConfig(
-  flags: ConfigOverrides = {},
-  env: Record<string, string | undefined> = process.env,
-) {
+type Env = Record<string, string | undefined>;
+type FileValues = Record<string, unknown>;
+
+/** One setting as the user sees it: file key, flag, environment variable, default. */
+interface Setting {
+  readonly flag: keyof ConfigOverrides | null;
+  readonly env: string;
+  readonly fallback: string | null;
+}
+
+/**
+ * Every setting, keyed by its name in the config file. The README's configuration table
+ * lists exactly these (test/ops/config.test.ts checks it). The metrics token has no flag:
+ * a command line is visible to every user of the machine.
+ */
+export const SETTINGS = {
+  data_dir: { flag: "dataDir", env: "STOCKD_DATA_DIR", fallback: "./data" },
+  host: { flag: "host", env: "HOST", fallback: "127.0.0.1" },
+  port: { flag: "port", env: "PORT", fallback: "8080" },
+  log_level: { flag: "logLevel", env: "STOCKD_LOG_LEVEL", fallback: "info" },
+  metrics_token: { flag: null, env: "STOCKD_METRICS_TOKEN", fallback: null },
+  rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
+  rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
+  max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
+  auth_failures_per_minute: { flag: null, env: "STOCKD_AUTH_FAILURES_PER_MINUTE", fallback: "30" },
+  request_timeout_ms: { flag: null, env: "STOCKD_REQUEST_TIMEOUT_MS", fallback: "10000" },
+} as const satisfies Record<string, Setting>;
+
+type SettingName = keyof typeof SETTINGS;
+
+/** The environment variable naming a config file (like `--config`). */
+const CONFIG_ENV = "STOCKD_CONFIG";
+/** The file looked for in the data directory, then in the working directory. */
+const CONFIG_FILE_NAME = "stockd.toml";
+
+/** A raw value, which source gave it, and a label naming it for error messages. */
+interface Raw {
+  value: unknown;
+  source: "flag" | "env" | "file" | "default";
+  where: string;
+}
+
+interface ConfigFile {
+  path: string;
+  values: FileValues;
+}
+
+/**
+ * Resolves every setting: flags win over the environment, the environment over the config
+ * file, the file over defaults. Validates all of them; throws a ConfigError naming the first
+ * bad one (the flag, the variable, or the file and key).
+ */
+export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, cwd = process.cwd()): Config {
+  const file = readConfigFile(flags, env, cwd);
+  const raw = (name: SettingName) => pick(name, flags, env, file);
   const config: Config = {
-    dataDir: resolve(flags.dataDir ?? env.STOCKD_DATA_DIR ?? "./data"),
-    host: flags.host ?? env.HOST ?? "127.0.0.1",
-    port: parsePort(flags.port ?? env.PORT ?? "8080"),
-    logLevel: parseLogLevel(env.STOCKD_LOG_LEVEL ?? "info"),
+    dataDir: parseDataDir(raw("data_dir"), file, cwd),
+    host: parseHost(raw("host")),
+    port: parsePort(raw("port")),
+    logLevel: parseLogLevel(raw("log_level")),
+    metricsToken: parseMetricsToken(raw("metrics_token")),
+    configFile: file?.path ?? null,
     accountsPollMs: 1000,
+    limits: Object.freeze({
+      ratePerSecond: parsePositive(raw("rate_limit_per_second")),
+      burst: parsePositive(raw("rate_limit_burst")),
+      maxInFlight: parsePositive(raw("max_in_flight_per_key")),
+      authFailuresPerMinute: parsePositive(raw("auth_failures_per_minute")),
+      requestTimeoutMs: parsePositive(raw("request_timeout_ms")),
+    }),
   };
   return Object.freeze(config);
 }
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new ConfigError(`port: expected an integer from 0 to 65535, got "${value}"`);
-  }
-  return port;
+/** The settings among parsed command-line flags (`--name value`; valueless flags are not settings). */
+export function configOverrides(flags: ReadonlyMap<string, string | true>): ConfigOverrides {
+  const get = (name: string) => {
+    const value = flags.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  return {
+    dataDir: get("data-dir"),
+    host: get("host"),
+    port: get("port"),
+    logLevel: get("log-level"),
+    config: get("config"),
+  };
 }
 
-function parseLogLevel(value: string): LogLevel {
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    throw new ConfigError(`STOCKD_LOG_LEVEL: expected one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+function pick(name: SettingName, flags: ConfigOverrides, env: Env, file: ConfigFile | null): Raw {
+  const setting: Setting = SETTINGS[name];
+  const flag = setting.flag ? flags[setting.flag] : undefined;
+  if (flag !== undefined) return { value: flag, source: "flag", where: `--${kebab(setting.flag as string)}` };
+  // An empty variable counts as unset (`HOST=` in a compose file means "no value").
+  const fromEnv = env[setting.env];
+  if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, source: "env", where: setting.env };
+  if (file && Object.hasOwn(file.values, name))
+    return { value: file.values[name], source: "file", where: `${file.path}: ${name}` };
+  return { value: setting.fallback, source: "default", where: `default ${name}` };
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * The config file: `--config FILE` or `$STOCKD_CONFIG` (which must exist), else the first of
+ * `DATA_DIR/stockd.toml` and `./stockd.toml` that exists (DATA_DIR from the flag, the
+ * environment or the default). `.json` files are JSON, anything else TOML.
+ */
+function readConfigFile(flags: ConfigOverrides, env: Env, cwd: string): ConfigFile | null {
+  const named = flags.config ?? (env[CONFIG_ENV] || undefined);
+  if (named !== undefined) {
+    const path = resolve(cwd, named);
+    if (!existsSync(path))
+      throw new ConfigError(`${flags.config !== undefined ? "--config" : CONFIG_ENV}: no file ${path}`);
+    return { path, values: parseConfigFile(path) };
   }
-  return value as LogLevel;
+  const dataDir = resolve(cwd, flags.dataDir ?? (env.STOCKD_DATA_DIR || SETTINGS.data_dir.fallback));
+  for (const path of [join(dataDir, CONFIG_FILE_NAME), join(cwd, CONFIG_FILE_NAME)]) {
+    if (!existsSync(path)) continue;
+    const values = parseConfigFile(path);
+    if (dirname(path) === dataDir && Object.hasOwn(values, "data_dir"))
+      throw new ConfigError(`${path}: data_dir: cannot be set by the config file inside the data dir`);
+    return { path, values };
+  }
+  return null;
+}
+
+function parseConfigFile(path: string): FileValues {
+  const json = path.endsWith(".json");
+  let parsed: unknown;
+  try {
+    const text = readFileSync(path, "utf8");
+    parsed = json ? JSON.parse(text) : Bun.TOML.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^TOML Parse error: /, "") : String(error);
+    throw new ConfigError(`${path}: not valid ${json ? "JSON" : "TOML"}: ${reason}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new ConfigError(`${path}: expected a table of settings`);
+  for (const key of Object.keys(parsed))
+    if (!Object.hasOwn(SETTINGS, key))
+      throw new ConfigError(`${path}: ${key}: unknown setting (known: ${Object.keys(SETTINGS).join(", ")})`);
+  return parsed as FileValues;
+}
+
+/** A relative data dir is relative to the config file that names it, else to the working dir. */
+function parseDataDir(raw: Raw, file: ConfigFile | null, cwd: string): string {
+  const value = nonEmptyString(raw, "a directory path");
+  return resolve(raw.source === "file" && file ? dirname(file.path) : cwd, value);
+}
+
+function parseHost(raw: Raw): string {
+  return nonEmptyString(raw, "a host name or IP address");
+}
+
+function parsePort(raw: Raw): number {
+  const text = typeof raw.value === "number" ? String(raw.value) : raw.value;
+  if (typeof text !== "string" || !/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw bad(raw, "an integer from 0 to 65535");
+  return Number(text);
+}
+
+function parsePositive(raw: Raw): number {
+  const text = typeof raw.value === "number" ? String(raw.value) : raw.value;
+  if (typeof text !== "string" || !/^\d{1,9}$/.test(text) || Number(text) === 0)
+    throw bad(raw, "a positive integer");
+  return Number(text);
+}
+
+function parseLogLevel(raw: Raw): LogLevel {
+  if (!(LOG_LEVELS as readonly unknown[]).includes(raw.value))
+    throw bad(raw, `one of ${LOG_LEVELS.join(", ")}`);
+  return raw.value as LogLevel;
+}
+
+/** Printable ASCII without spaces (it travels in an Authorization header), at least 16 characters. */
+function parseMetricsToken(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string" || !/^[\x21-\x7e]{16,200}$/.test(raw.value))
+    throw new ConfigError(
+      `${raw.where}: expected 16 to 200 printable ASCII characters without spaces (the value is not shown)`,
+    );
+  return raw.value;
+}
+
+function nonEmptyString(raw: Raw, expected: string): string {
+  if (typeof raw.value !== "string" || raw.value.trim() === "") throw bad(raw, expected);
+  return raw.value;
+}
+
+function bad(raw: Raw, expected: string): ConfigError {
+  return new ConfigError(`${raw.where}: expected ${expected}, got ${JSON.stringify(raw.value)}`);
 }

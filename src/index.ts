@@ -2,11 +2,13 @@
 /** Entry point of `stockd` (and of the compiled binary): parse argv, dispatch, exit. */
 import { creditsCommand, keysCommand, usersCommand } from "./cli/accounts.ts";
 import { type Io, type ParsedArgs, parseArgs, processIo, UsageError } from "./cli/args.ts";
+import { backupCommand } from "./cli/backup.ts";
+import { doctorCommand } from "./cli/doctor.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { commandHelp, generalHelp } from "./cli/help.ts";
 import { demoCommand, serveCommand } from "./cli/serve.ts";
 import { importCommand, snapshotsCommand } from "./cli/snapshots.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, configOverrides, loadConfig } from "./config.ts";
 import { ImportError } from "./ingest/errors.ts";
 import { BUILD, VERSION } from "./version.ts";
 
@@ -21,10 +23,19 @@ const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   credits: creditsCommand,
   healthcheck: healthcheckCommand,
+  doctor: doctorCommand,
+  backup: backupCommand,
 };
 
-/** Runs one command line; returns the exit code. */
-export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+/**
+ * Runs one command line; returns the exit code. Settings come from `env` when given (tests),
+ * else from the process environment (read by config.ts).
+ */
+export async function main(
+  argv: readonly string[],
+  io: Io = processIo,
+  env?: Record<string, string | undefined>,
+): Promise<number> {
   try {
     const args = parseArgs(argv);
     if (args.flags.has("version")) return printVersion(io, args.flags.has("json"));
@@ -36,12 +47,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     const name = args.positional[0] as string;
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(`unknown command "${name}" (see stockd --help)`);
-    const dataDir = args.flags.get("data-dir");
-    const config = loadConfig({
-      dataDir: typeof dataDir === "string" ? dataDir : undefined,
-      port: stringFlag(args, "port"),
-      host: stringFlag(args, "host"),
-    });
+    const config = loadConfig(configOverrides(args.flags), env);
     return await command(args, config, io);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
@@ -76,11 +82,6 @@ function printVersion(io: Io, json: boolean): number {
     io.out(`stockd ${VERSION}${built}`);
   }
   return 0;
-}
-
-function stringFlag(args: ParsedArgs, name: string): string | undefined {
-  const v = args.flags.get(name);
-  return typeof v === "string" ? v : undefined;
 }
 
 if (import.meta.main) process.exit(await main(process.argv.slice(2)));

@@ -32,11 +32,23 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
-  const { handle } = createApp({ accounts, billing, snapshots, log, version: VERSION });
+  const { handle, idempotency } = createApp({
+    accounts,
+    billing,
+    snapshots,
+    log,
+    version: VERSION,
+    limits: config.limits,
+    metricsToken: config.metricsToken,
+  });
+  // Remembered idempotent responses are replayed for 24 h; forget older ones hourly.
+  idempotency.purge();
+  const purge = setInterval(() => idempotency.purge(), 3600_000);
+  purge.unref();
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: handle,
+    fetch: (request, bun) => handle(request, bun.requestIP(request)?.address),
     maxRequestBodySize: 16 * 1024,
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
@@ -48,6 +60,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     snapshots,
     async stop(drainMs = DRAIN_TIMEOUT_MS) {
       await drain(server, drainMs, log);
+      clearInterval(purge);
       // Calls cut off above never settled: their holds live only in this process's memory
       // and vanish with it, which is the same as releasing them (nothing was debited).
       billing.close();

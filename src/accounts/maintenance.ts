@@ -43,28 +43,42 @@ function openReadOnly(path: string): Database {
   return db;
 }
 
-/** Checks a database file: page integrity, foreign keys, and balance = sum(ledger) per user. */
+/**
+ * Checks a database file: page integrity, foreign keys, and balance = sum(ledger) per user.
+ * Balances are not compared in a file that failed the integrity check (its rows are suspect).
+ */
 export function inspectAccountsDb(path: string): AccountsInspection {
   const db = openReadOnly(path);
   try {
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    const integrity = (db.query("PRAGMA integrity_check").all() as { integrity_check: string }[])
-      .map((r) => r.integrity_check)
-      .filter((line) => line !== "ok");
-    const foreign = db.query("PRAGMA foreign_key_check").all() as { table: string; parent: string }[];
+    const integrity_errors = integrityErrors(db);
     const hasUsers = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'users'").get();
+    const readable = hasUsers !== null && integrity_errors.length === 0;
     return {
       schema_version: version,
       expected_schema_version: SCHEMA_VERSION,
-      integrity_errors: [...integrity, ...foreign.map((f) => `${f.table}: row without its ${f.parent}`)],
-      users: hasUsers ? (db.query("SELECT count(*) AS n FROM users").get() as { n: number }).n : 0,
-      ledger_mismatches: hasUsers ? (db.query(MISMATCHES).all() as LedgerMismatch[]) : [],
-      negative_balances: hasUsers
+      integrity_errors,
+      users: readable ? (db.query("SELECT count(*) AS n FROM users").get() as { n: number }).n : 0,
+      ledger_mismatches: readable ? (db.query(MISMATCHES).all() as LedgerMismatch[]) : [],
+      negative_balances: readable
         ? (db.query(NEGATIVE).all() as AccountsInspection["negative_balances"])
         : [],
     };
   } finally {
     db.close();
+  }
+}
+
+/** `PRAGMA integrity_check` and `foreign_key_check` problems; a corrupt page can make them throw. */
+function integrityErrors(db: Database): string[] {
+  try {
+    const pages = (db.query("PRAGMA integrity_check").all() as { integrity_check: string }[])
+      .map((r) => r.integrity_check)
+      .filter((line) => line !== "ok");
+    const foreign = db.query("PRAGMA foreign_key_check").all() as { table: string; parent: string }[];
+    return [...pages, ...foreign.map((f) => `${f.table}: row without its ${f.parent}`)];
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
   }
 }
 

@@ -41,7 +41,8 @@ export class Flags {
     private readonly args: ParsedArgs,
     allowed: readonly string[],
   ) {
-    const known = new Set([...allowed, "data-dir", "json", "help"]);
+    // Settings every command takes (read by config.ts before the command runs).
+    const known = new Set([...allowed, "data-dir", "config", "log-level", "json", "help"]);
     for (const name of args.flags.keys())
       if (!known.has(name)) throw new UsageError(`unknown option --${name}`);
   }

@@ -1,6 +1,7 @@
 /** The text of `stockd --help` and `stockd <command> --help`. */
 
-const COMMON = `Every command takes --data-dir DIR (default: $STOCKD_DATA_DIR, else ./data);
+const COMMON = `Every command takes --data-dir DIR (default: $STOCKD_DATA_DIR, else ./data), --config FILE
+(default: stockd.toml in the data dir, else in the working dir) and --log-level LEVEL;
 commands that create or show things take --json and then print one JSON object on stdout.`;
 
 /** One entry per command: its usage lines and what it does. */
@@ -34,6 +35,18 @@ The full key is printed only by "keys create"; only its hash is stored.`,
 
 GETs the server's /health (default http://127.0.0.1:$PORT/health) and exits 0 when it
 answers 200, 1 otherwise. For container health checks: the image has no curl.`,
+  doctor: `usage: stockd doctor [--json]
+
+Checks the installation without changing it: the data dir exists and is writable; CURRENT
+names a complete snapshot whose table files all match the manifest (size, sha256, Parquet
+row count); leftover staging dirs (a warning); the accounts database passes
+PRAGMA integrity_check, every balance equals the sum of its ledger and none is negative.
+Prints each finding; exits 0 when nothing failed, 1 otherwise.`,
+  backup: `usage: stockd backup --to DIR [--json]
+
+Writes a consistent copy of the accounts database to DIR/accounts.db (VACUUM INTO; safe
+while a server runs) and prints it with the active snapshot's id. Refuses to overwrite an
+existing file. Snapshots are immutable files: copy DATA_DIR/snapshots with any tool.`,
 };
 
 /** `stockd --help`: the version line, then one summary line per command. */
@@ -50,6 +63,8 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
   keys create --user U [--name S] [--expires-at ISO8601] | list --user U | disable ID | enable ID
   credits grant --user U --amount N [--reason S] | show --user U
   healthcheck [--url URL]            exit 0 when the server's /health answers 200
+  doctor                             check the data dir, the active snapshot and the accounts DB
+  backup --to DIR                    copy the accounts DB consistently (also while serving)
 
 ${COMMON}`;
 }

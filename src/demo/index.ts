@@ -1,8 +1,22 @@
+/**
+ * `stockd demo`: a deterministic, clearly fictional universe (DESIGN §6) written in the real
+ * source formats of DESIGN §5 and imported through the normal importer. universe.ts names the
+ * companies, financials.ts models their economics, and one writer per source turns the model
+ * into files: prices and submissions (sources.ts), XBRL companyfacts (xbrl.ts), Form 4
+ * (form4.ts), dividends and the earnings calendar (market.ts), estimate and growth signals
+ * (signals.ts).
+ */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { importSources } from "../ingest/import.ts";
 import type { Manifest } from "../snapshots.ts";
+import { buildModel } from "./financials.ts";
+import { insiderDocuments, insiderFilings, writeForm4 } from "./form4.ts";
+import { writeCalendar, writeDividends } from "./market.ts";
+import { addDays, type DemoPeriod, demoPeriods, FIRST_YEAR, iso } from "./periods.ts";
+import { PriceSeries } from "./price-series.ts";
+import { writeEstimates, writeGrowthSignals } from "./signals.ts";
 import {
   type DemoFiling,
   tradingDays,
@@ -11,67 +25,10 @@ import {
   writeSubmissions,
   writeTickers,
 } from "./sources.ts";
-import { type DemoCompany, demoCompanies } from "./universe.ts";
+import { demoCompanies } from "./universe.ts";
+import { writeCompanyFacts } from "./xbrl.ts";
 
-/** First year of demo history. */
-const FIRST_YEAR = 2013;
-
-/** One fiscal period of a demo company and the filing that reports it. */
-export interface DemoPeriod {
-  fy: number;
-  fp: "Q1" | "Q2" | "Q3" | "FY";
-  start: string;
-  end: string;
-  filed: string;
-  form: "10-Q" | "10-K";
-  accession: string;
-}
-
-const iso = (t: number) => new Date(t).toISOString().slice(0, 10);
-
-/** The last day of the month `months` after the month of `date` (YYYY-MM-DD). */
-function monthEnd(date: string, months: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  return iso(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months + 1, 0));
-}
-
-/**
- * Fiscal quarters and years whose filing date is on or before `until`. A fiscal year is
- * named by the calendar year it ends in (a January year end makes FY2024 end 2024-01-31).
- */
-export function demoPeriods(company: DemoCompany, until: string): DemoPeriod[] {
-  const periods: DemoPeriod[] = [];
-  const mm = company.fiscalYearEnd.slice(0, 2);
-  let seq = 1;
-  const accession = (year: string) => `${company.cik}-${year.slice(2, 4)}-${String(seq++).padStart(6, "0")}`;
-  for (let fy = FIRST_YEAR; ; fy++) {
-    const yearEnd = monthEnd(`${fy}-${mm}-01`, 0);
-    const previousEnd = monthEnd(`${fy - 1}-${mm}-01`, 0);
-    const start = iso(Date.parse(previousEnd) + 86_400_000);
-    if (start > until) break;
-    const quarters: [DemoPeriod["fp"], string][] = [
-      ["Q1", monthEnd(previousEnd, 3)],
-      ["Q2", monthEnd(previousEnd, 6)],
-      ["Q3", monthEnd(previousEnd, 9)],
-      ["FY", yearEnd],
-    ];
-    for (const [fp, end] of quarters) {
-      const filed = iso(Date.parse(end) + (fp === "FY" ? 60 : 40) * 86_400_000);
-      if (filed > until) return periods;
-      const qStart = fp === "Q1" || fp === "FY" ? start : iso(Date.parse(monthEnd(end, -3)) + 86_400_000);
-      periods.push({
-        fy,
-        fp,
-        start: qStart,
-        end,
-        filed,
-        form: fp === "FY" ? "10-K" : "10-Q",
-        accession: accession(filed),
-      });
-    }
-  }
-  return periods;
-}
+export { type DemoPeriod, demoPeriods } from "./periods.ts";
 
 function filingsOf(periods: DemoPeriod[]): DemoFiling[] {
   return periods.map((p) => ({
@@ -84,17 +41,32 @@ function filingsOf(periods: DemoPeriod[]): DemoFiling[] {
   }));
 }
 
-/** Writes the demo universe in the source layout of DESIGN §5 into `dir`. */
+/**
+ * Writes the demo universe in the source layout of DESIGN §5 into `dir`: prices through the
+ * day before `today`, and the filings, facts, insider trades, dividends, calendar and
+ * signals known by then. The same day always gives the same bytes.
+ */
 export function writeDemoSources(dir: string, today = new Date()): void {
   const companies = demoCompanies();
-  const lastDay = iso(today.getTime() - 86_400_000);
+  const lastDay = addDays(iso(today.getTime()), -1);
   const days = tradingDays(`${FIRST_YEAR}-01-02`, lastDay);
   writeTickers(dir, companies);
   writeFigi(dir, companies);
-  for (const company of companies) {
-    writePrices(dir, company, days);
-    writeSubmissions(dir, company, filingsOf(demoPeriods(company, lastDay)));
-  }
+  const built = companies.map((company, index) => {
+    const prices = new PriceSeries(writePrices(dir, company, days));
+    const periods = demoPeriods(company, lastDay);
+    const model = buildModel(company, prices, lastDay);
+    const insiders = insiderDocuments(company, index, prices, model.sharesAt("2020-01-01"), lastDay);
+    writeSubmissions(dir, company, [...filingsOf(periods), ...insiderFilings(insiders)]);
+    writeCompanyFacts(dir, model, periods);
+    writeForm4(dir, insiders);
+    writeDividends(dir, model);
+    return { model, periods };
+  });
+  const models = built.map((b) => b.model);
+  writeCalendar(dir, models, lastDay);
+  writeEstimates(dir, models, lastDay);
+  writeGrowthSignals(dir, built);
 }
 
 /** Builds the demo sources in a temporary directory and imports them through the real importer. */

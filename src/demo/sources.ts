@@ -12,7 +12,8 @@ export function tradingDays(start: string, end: string): string[] {
   return days;
 }
 
-function write(path: string, text: string): void {
+/** Writes `text` to `path`, creating its directory. */
+export function write(path: string, text: string): void {
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(path, text);
 }

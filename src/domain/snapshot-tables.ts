@@ -84,6 +84,7 @@ export const SNAPSHOT_TABLES = {
     ["acquired_disposed", "VARCHAR"],
     ["shares_owned_after", "DOUBLE"],
     ["security_title", "VARCHAR"],
+    ["seq", "INTEGER"],
   ],
   dividends: [
     ["security_id", "VARCHAR"],
@@ -160,7 +161,7 @@ export const TABLE_ORDER: Record<TableName, string> = {
   earnings_calendar: "earning_date, ticker",
   derived: "kind, security_id",
   shares_outstanding: "cik, date",
-  insider_trades: "cik, transaction_date DESC, accession_number",
+  insider_trades: "cik, seq",
   balance_sheet: "cik, period_type, period_end DESC",
   cash_flow_statement: "cik, period_type, period_end DESC",
   income_statement: "cik, period_type, period_end DESC",

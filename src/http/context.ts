@@ -14,6 +14,8 @@ export interface RequestContext {
   readonly snapshot: LoadedSnapshot | null;
   endpoint: Endpoint | null;
   reservation: Reservation | null;
+  /** Set when the call carries an `Idempotency-Key` and is the first of its retries. */
+  idempotency: { key: string; hash: string } | null;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

@@ -42,7 +42,9 @@ export class ImportContext {
 
   /** Parses one file; in lenient mode a file that fails as a whole gives no rows. */
   parse<T>(file: string, source: string, parser: Parser<T>): T[] {
-    const result = this.guard(file, source, () => parser(this.read(file), this.name(file), this.parseOptions));
+    const result = this.guard(file, source, () =>
+      parser(this.read(file), this.name(file), this.parseOptions),
+    );
     if (!result) return [];
     this.count(source, file, result.rows.length, result.skipped);
     return result.rows;

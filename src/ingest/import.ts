@@ -231,7 +231,8 @@ function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
       ...f,
       fy: x?.fy ?? null,
       fp: x?.fp ?? null,
-      period: x?.period ?? null,
+      // Facts with no report period (a 10-K/A of cover facts only): the submissions report date.
+      period: x ? (x.period ?? f.report_date) : null,
       amendment_flag: x?.amendment_flag ?? null,
     };
   });
@@ -268,7 +269,11 @@ async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, d
     (file) => ctx.guard(file, "form4", () => parseOwnershipDocument(ctx.read(file), ctx.name(file))) ?? [],
   );
   const { rows, report } = selectInsiderTrades(documents);
-  await writer.append("insider_trades", rows);
+  // `seq` keeps the selection's order (newest first, then filing and document order) for ties.
+  await writer.append(
+    "insider_trades",
+    rows.map((row, seq) => ({ ...row, seq })),
+  );
   ctx.count("form4", dir, rows.length);
   const entry = ctx.report.sources.form4;
   if (entry) entry.files = report.documentsRead;

@@ -21,7 +21,7 @@ const TRADES = `SELECT transaction_date, transaction_code, shares, price, value,
   WHERE cik = $cik
     AND ($start IS NULL OR transaction_date >= CAST($start AS DATE))
     AND ($end IS NULL OR transaction_date <= CAST($end AS DATE))
-  ORDER BY transaction_date DESC, accession_number DESC
+  ORDER BY seq
   LIMIT $limit`;
 
 /** Purchases and sales (codes P and S, as imported) of a company's insiders, newest first. */

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AccountsStore } from "../../src/accounts/store.ts";
-import { loadConfig } from "../../src/config.ts";
+import { type Config, type Limits, loadConfig } from "../../src/config.ts";
 import { buildDemo } from "../../src/demo/index.ts";
 import { importSources } from "../../src/ingest/import.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger, type Logger } from "../../src/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { copyToTemp, tempDir } from "./env.ts";
 
@@ -50,14 +50,38 @@ export interface TestServer extends RunningServer {
 
 let users = 0;
 
+export interface TestServerOptions {
+  pollMs?: number;
+  /** Settings on top of the defaults (e.g. `metricsToken`). */
+  config?: Partial<Config>;
+  /** Where the server logs; silent by default. */
+  log?: Logger;
+}
+
+const UNLIMITED: Limits = {
+  ratePerSecond: 1_000_000,
+  burst: 1_000_000,
+  maxInFlight: 100_000,
+  authFailuresPerMinute: 1_000_000,
+  requestTimeoutMs: 30_000,
+};
+
+function withoutLimits(config: Partial<Config> = {}): Partial<Config> {
+  const { limits: _, ...rest } = config;
+  return rest;
+}
+
 /** Starts the real server on a free port over `dataDir` (a fresh empty one by default). */
-export async function startTestServer(dataDir?: string, opts: { pollMs?: number } = {}): Promise<TestServer> {
+export async function startTestServer(dataDir?: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const dir = dataDir ?? tempDir();
   const config = {
-    ...loadConfig({ dataDir: dir, port: "0", host: "127.0.0.1" }, {}),
+    ...loadConfig({ dataDir: dir, port: "0", host: "127.0.0.1" }, {}, dir),
     accountsPollMs: opts.pollMs ?? 200,
+    // Tests drive one key hard; the limits' own tests set them low on purpose.
+    limits: { ...UNLIMITED, ...opts.config?.limits },
+    ...withoutLimits(opts.config),
   };
-  const server = await startServer(config, createLogger("silent"));
+  const server = await startServer(config, opts.log ?? createLogger("silent"));
   return {
     ...server,
     dataDir: dir,

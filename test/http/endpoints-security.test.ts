@@ -174,7 +174,6 @@ describe("hostile path and query values", () => {
     let paid = 0;
     for (const [template, isEmpty] of templates) {
       for (const value of HOSTILE) {
-
         paid += await probe(template.replace("{}", value), key, isEmpty);
       }
     }

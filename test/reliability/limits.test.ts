@@ -29,8 +29,14 @@ describe("RateLimiter (token bucket)", () => {
 
   test("RateLimit headers follow the IETF draft's structured fields", () => {
     const limiter = new RateLimiter(10, 20, clock().now);
-    expect(limiter.headers(20)).toEqual({ "ratelimit-policy": '"burst";q=20;w=2', ratelimit: '"burst";r=20;t=0' });
-    expect(limiter.headers(10)).toEqual({ "ratelimit-policy": '"burst";q=20;w=2', ratelimit: '"burst";r=10;t=1' });
+    expect(limiter.headers(20)).toEqual({
+      "ratelimit-policy": '"burst";q=20;w=2',
+      ratelimit: '"burst";r=20;t=0',
+    });
+    expect(limiter.headers(10)).toEqual({
+      "ratelimit-policy": '"burst";q=20;w=2',
+      ratelimit: '"burst";r=10;t=1',
+    });
   });
 
   test("memory stays bounded under a flood of distinct keys", () => {
@@ -41,7 +47,9 @@ describe("RateLimiter (token bucket)", () => {
       c.advance(1);
     }
     // Buckets idle long enough to be full again are swept once 50,000 are held.
-    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThanOrEqual(50_001);
+    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThanOrEqual(
+      50_001,
+    );
   });
 });
 

@@ -124,7 +124,7 @@ export function securitiesRoutes(billing: Billing) {
         query: queryParams({
           start: t.Optional(Params.date("start", "first transaction date, inclusive")),
           end: t.Optional(Params.date("end", "last transaction date, inclusive")),
-          limit: Params.positiveInt("limit", "number of transactions", 1000, 10_000),
+          limit: Params.positiveInt("limit", "number of transactions, newest first", 10_000, 10_000),
         }),
         response: {
           200: t.Intersect([SecurityRecord, t.Object({ insider_tradings: t.Array(InsiderTrade) })]),

@@ -16,6 +16,8 @@ export interface Sourced {
   value: number;
   firstFiled: string;
   lastFiled: string;
+  /** True for a quarter computed from year-to-date values rather than reported. */
+  derived?: boolean;
 }
 
 interface Observation extends Sourced {
@@ -157,7 +159,9 @@ export function quarterValues(
     const reportedToDate =
       i === 0 ? discrete : series.duration(slot.end, (i + 1) as QuarterCount, year.start, ytdTolerance);
     const derived: Sourced | null =
-      additive && toDate !== null && reportedToDate !== null ? combine(reportedToDate, toDate, -1) : null;
+      additive && toDate !== null && reportedToDate !== null
+        ? { ...combine(reportedToDate, toDate, -1), derived: true }
+        : null;
     const quarter: Sourced | null = discrete ?? derived;
     out[i] = quarter;
     toDate = reportedToDate ?? (toDate !== null && quarter !== null ? combine(toDate, quarter, 1) : null);

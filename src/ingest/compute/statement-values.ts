@@ -79,15 +79,12 @@ export class FieldResolver {
   private resolve(read: (m: FieldMapping, series: ConceptSeries, key: string) => Sourced | null): BaseValues {
     const out: BaseValues = new Map();
     this.mappings.forEach((m, i) => {
-      let found: Sourced | null = null;
+      const candidates: Sourced[] = [];
       for (const { key, series, sign } of this.reported[i] ?? []) {
         const value = read(m, series, key);
-        if (value !== null) {
-          found = sign === 1 ? value : { ...value, value: -value.value };
-          break;
-        }
+        if (value !== null) candidates.push(sign === 1 ? value : { ...value, value: -value.value });
       }
-      out.set(m.field, found);
+      out.set(m.field, pick(candidates));
     });
     return out;
   }
@@ -101,6 +98,21 @@ export class FieldResolver {
     }
     return values;
   }
+}
+
+/**
+ * The value of a field among its concepts' values (in concept priority order): a reported
+ * value beats one derived from year-to-date figures, and among reported values the one from
+ * the latest filing wins (a filer that switches concepts restates under the new one); ties
+ * go to the higher-priority concept. Derived values only when nothing is reported.
+ */
+function pick(candidates: readonly Sourced[]): Sourced | null {
+  let best: Sourced | null = null;
+  for (const c of candidates) {
+    if (c.derived) continue;
+    if (best === null || c.lastFiled > best.lastFiled) best = c;
+  }
+  return best ?? candidates[0] ?? null;
 }
 
 /** The share count each per-share amount is computed on, for TTM periods. */

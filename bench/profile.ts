@@ -1,0 +1,188 @@
+#!/usr/bin/env bun
+/**
+ * Where the server's time goes under load: starts `bun --cpu-prof src/index.ts serve` on the
+ * data dir of a previous `bench/run.ts` (its .bench-cache/<mode>/data), drives one endpoint
+ * at 64 connections, stops the server and summarises the profile by self time, by inclusive
+ * time of the project's own functions, and by package.
+ *
+ * `bun bench/profile.ts [--mode quick] [--endpoint profile|fundamental-metrics|price|health]
+ *  [--seconds 10] [--root DIR]`
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { rng } from "../src/demo/universe.ts";
+import { createKeys } from "./lib/accounts.ts";
+import { runLoad } from "./lib/loadgen.ts";
+import { OutputTail, stockdEnv, stopProcess } from "./lib/process.ts";
+import { benchCompanies } from "./lib/universe.ts";
+
+const REPO = resolve(import.meta.dir, "..");
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      mode: { type: "string", default: "quick" },
+      endpoint: { type: "string", default: "profile" },
+      seconds: { type: "string", default: "10" },
+      root: { type: "string" },
+    },
+  });
+  return {
+    mode: values.mode ?? "quick",
+    endpoint: values.endpoint ?? "profile",
+    seconds: Number(values.seconds ?? 10),
+    root: resolve(values.root ?? REPO),
+  };
+}
+
+/** A request path of `endpoint` for a random symbol of the cached universe. */
+function pathFor(endpoint: string, symbols: readonly string[], random: () => number): string {
+  const symbol = symbols[Math.floor(random() * symbols.length)];
+  if (endpoint === "health") return "/health";
+  if (endpoint === "price") {
+    const year = 2021 + Math.floor(random() * 4);
+    return `/stocks/${symbol}/price?start_date=${year}-03-01&end_date=${year + 1}-02-28`;
+  }
+  return `/stocks/${symbol}/${endpoint}`;
+}
+
+/** Where a frame comes from: the project's file, a package, Bun's runtime, or native code. */
+function packageOf(url: string): string {
+  if (url === "") return "(native / GC / idle)";
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg) return pkg;
+  const own = /\/(src\/[^/]+(?:\/[^/]+)?)/.exec(url)?.[1];
+  return own ?? url.replace(/^.*\//, "");
+}
+
+const label = (f: CallFrame) =>
+  `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(src|node_modules)\//, "$1/")}:${f.lineNumber + 1}`;
+
+/** Layers, most specific first: a sample counts for the first one any frame of its stack is in. */
+const LAYERS: readonly (readonly [string, (f: CallFrame) => boolean])[] = [
+  ["billing: bun:sqlite + src/accounts", (f) => f.url.includes("/src/accounts/") || f.url === "bun:sqlite"],
+  [
+    "DuckDB (@duckdb/node-api, src/query/duckdb.ts)",
+    (f) => f.url.includes("@duckdb") || f.url.endsWith("/src/query/duckdb.ts"),
+  ],
+  ["route handlers, models, queries", (f) => /\/src\/(http\/routes|http\/models|query|domain)\//.test(f.url)],
+  [
+    "Elysia (router, validation, response mapping)",
+    (f) =>
+      /node_modules\/(elysia|@sinclair|memoirist|exact-mirror)/.test(f.url) ||
+      (/^(handle|mirror|map|check)$/.test(f.functionName) && f.url === ""),
+  ],
+  ["edge: src/http/app.ts, context, log", (f) => /\/src\/(http\/app|http\/context|log)\.ts$/.test(f.url)],
+];
+
+function layerOf(stack: readonly CallFrame[]): string {
+  for (const [name, test] of LAYERS) if (stack.some(test)) return name;
+  return stack.length <= 2 ? "outside JS (idle, HTTP I/O, GC)" : "other JS";
+}
+
+/** Self and inclusive milliseconds per frame label, self per package, and time per layer. */
+function summarise(profile: CpuProfile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const packages = new Map<string, number>();
+  const layers = new Map<string, number>();
+  let total = 0;
+  for (const [i, id] of profile.samples.entries()) {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const node = byId.get(id);
+    if (!node) continue;
+    total += ms;
+    self.set(label(node.callFrame), (self.get(label(node.callFrame)) ?? 0) + ms);
+    packages.set(packageOf(node.callFrame.url), (packages.get(packageOf(node.callFrame.url)) ?? 0) + ms);
+    const stack: CallFrame[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      stack.push((byId.get(at) as ProfileNode).callFrame);
+    }
+    const layer = layerOf(stack);
+    layers.set(layer, (layers.get(layer) ?? 0) + ms);
+    for (const name of new Set(stack.filter((f) => f.url.includes("/src/")).map(label))) {
+      inclusive.set(name, (inclusive.get(name) ?? 0) + ms);
+    }
+  }
+  return { total, self, inclusive, packages, layers };
+}
+
+function printTop(title: string, map: Map<string, number>, total: number, count: number): void {
+  console.log(`\n${title}`);
+  const top = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count);
+  for (const [name, ms] of top) console.log(`${((100 * ms) / total).toFixed(1).padStart(6)}%  ${name}`);
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const cacheDir = join(REPO, ".bench-cache", o.mode);
+  const dataDir = join(cacheDir, "data");
+  const profDir = join(cacheDir, "cpu-profile");
+  rmSync(profDir, { recursive: true, force: true });
+  mkdirSync(profDir, { recursive: true });
+  for (const f of ["accounts.db", "accounts.db-wal", "accounts.db-shm"])
+    rmSync(join(dataDir, f), { force: true });
+  const keys = createKeys(o.root, dataDir, 4, 1_000_000_000).map((k) => k.key);
+  const spec = JSON.parse(readFileSync(join(cacheDir, "sources", ".complete.json"), "utf8")) as {
+    spec: { companies: number };
+  };
+  const symbols = benchCompanies(spec.spec.companies).map((c) => c.tickers[0] as string);
+  const cmd = [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`, join(o.root, "src/index.ts")];
+  const args = ["serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
+  const proc = Bun.spawn([...cmd, ...args], {
+    cwd: o.root,
+    env: stockdEnv(),
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const stderr = new OutputTail(proc.stderr);
+  const url = new URL((await stderr.match(/stockd listening on (http:\/\/\S+)/))[1] as string);
+  const random = rng(99);
+  const result = await runLoad({
+    host: url.hostname,
+    port: Number(url.port),
+    connections: 64,
+    warmupMs: 1000,
+    durationMs: o.seconds * 1000,
+    keys,
+    next: () => ({ path: pathFor(o.endpoint, symbols, random), key: Math.floor(random() * keys.length) }),
+  });
+  await stopProcess(proc);
+  console.log(
+    `${o.endpoint}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`,
+  );
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no .cpuprofile in ${profDir}`);
+  const { total, self, inclusive, packages, layers } = summarise(
+    JSON.parse(readFileSync(join(profDir, file), "utf8")),
+  );
+  console.log(`profile: ${join(profDir, file)} (${(total / 1000).toFixed(1)} s sampled on the JS thread)`);
+  printTop("time by layer (a sample counts for the most specific layer on its stack)", layers, total, 10);
+  printTop("self time by package", packages, total, 12);
+  printTop("self time by function", self, total, 25);
+  printTop("inclusive time, project functions", inclusive, total, 25);
+}
+
+await main();

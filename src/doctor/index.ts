@@ -1,0 +1,30 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { checkAccounts } from "./accounts.ts";
+import type { Finding } from "./findings.ts";
+import { checkActiveSnapshot, checkDataDir, checkStaging } from "./snapshot.ts";
+
+export type { Finding } from "./findings.ts";
+
+export interface DoctorReport {
+  healthy: boolean;
+  data_dir: string;
+  findings: Finding[];
+}
+
+/**
+ * Checks an installation without changing it: the data dir, the active snapshot's files
+ * against its manifest, leftover staging dirs, and the accounts database. Healthy when
+ * nothing failed (warnings do not count).
+ */
+export async function runDoctor(dataDir: string): Promise<DoctorReport> {
+  const findings = checkDataDir(dataDir);
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory()) {
+    findings.push(
+      ...(await checkActiveSnapshot(dataDir)),
+      ...checkStaging(dataDir),
+      ...checkAccounts(join(dataDir, "accounts.db")),
+    );
+  }
+  return { healthy: findings.every((f) => f.status !== "fail"), data_dir: dataDir, findings };
+}

@@ -1,0 +1,54 @@
+import { ApiError, invalidParameter } from "../errors.ts";
+
+const MAX_URL_LENGTH = 2048;
+const ALLOW = "GET, HEAD";
+/** Query parameters that look like an API key: refused, never used (keys in URLs end up in logs). */
+const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
+
+/**
+ * The checks every request passes before anything else: GET or HEAD only, a bounded URL,
+ * no key in the query string. Returns the error to answer with, or null.
+ */
+export function admissionError(request: Request, url: URL): ApiError | null {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return new ApiError(
+      "method_not_allowed",
+      `${request.method} is not allowed; this API is read-only`,
+      undefined,
+      {
+        allow: ALLOW,
+      },
+    );
+  }
+  if (request.url.length > MAX_URL_LENGTH) {
+    return new ApiError("invalid_parameter", `the URL is longer than ${MAX_URL_LENGTH} characters`);
+  }
+  const keyParam = KEY_PARAMS.find((name) => url.searchParams.has(name));
+  if (keyParam) {
+    return invalidParameter(
+      "query",
+      keyParam,
+      "API keys go in the Authorization header (Bearer), never in the URL",
+    );
+  }
+  return null;
+}
+
+/** The same 401 for every kind of bad or missing key. */
+export function unauthorized(): ApiError {
+  return new ApiError("unauthorized", "a valid API key is required: Authorization: Bearer <key>", undefined, {
+    "www-authenticate": 'Bearer realm="stockd", error="invalid_token"',
+  });
+}
+
+/** A 429 with `Retry-After` (and any rate-limit headers). */
+export function rateLimited(
+  detail: string,
+  retryAfterSeconds: number,
+  headers: Record<string, string> = {},
+): ApiError {
+  return new ApiError("rate_limited", detail, undefined, {
+    "retry-after": String(retryAfterSeconds),
+    ...headers,
+  });
+}

@@ -1,0 +1,255 @@
+import type { Billing } from "../accounts/billing.ts";
+import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { Limits } from "../config.ts";
+import { ApiError, problemResponse } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { SnapshotService } from "../query/snapshot.ts";
+import { admissionError, rateLimited, unauthorized } from "./admission.ts";
+import { type RequestContext, setContext } from "./context.ts";
+import { IdempotencyGate } from "./idempotency.ts";
+import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
+import { type Metrics, routeLabel } from "./metrics.ts";
+import { PRICING } from "./pricing.ts";
+
+/** Paths served without a key. */
+const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
+const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/;
+
+export interface EdgeDeps {
+  billing: Billing;
+  snapshots: SnapshotService;
+  log: Logger;
+  metrics: Metrics;
+  limits: Limits;
+  idempotency: IdempotencyGate;
+  /** The routed app (Elysia's `handle`). */
+  route: (request: Request) => Promise<Response>;
+  now: () => Date;
+}
+
+/**
+ * The HTTP edge in front of the routed app. For every request: an id; GET/HEAD only; a key
+ * (the same 401 for every kind of bad key, and addresses that keep failing are throttled
+ * before their keys are even hashed); the per-key rate and in-flight limits; idempotent
+ * retries; the snapshot the request reads; a time budget; and — once the final status is
+ * known — the reservation committed (2xx, before the response is sent) or released.
+ */
+export class Edge {
+  private readonly rate: RateLimiter;
+  private readonly inFlight: InFlightLimiter;
+  private readonly authFailures: AuthFailureThrottle;
+  /** The idempotency gate's callbacks of calls that are the first of their retries. */
+  private readonly pending = new WeakMap<
+    RequestContext,
+    { finish: (r: StoredResponse) => void; abandon: () => void }
+  >();
+
+  constructor(private readonly deps: EdgeDeps) {
+    this.rate = new RateLimiter(deps.limits.ratePerSecond, deps.limits.burst);
+    this.inFlight = new InFlightLimiter(deps.limits.maxInFlight);
+    this.authFailures = new AuthFailureThrottle(deps.limits.authFailuresPerMinute);
+  }
+
+  async handle(request: Request, address = "unknown"): Promise<Response> {
+    const requestId = crypto.randomUUID();
+    const startedAt = performance.now();
+    const url = new URL(request.url);
+    const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
+      this.finish(request, url, problemResponse(error, requestId), { requestId, startedAt, key });
+    const refused = admissionError(request, url);
+    if (refused) return fail(refused);
+    // The docs page names its spec relatively ("openapi.json"): it must be served at /docs.
+    if (url.pathname === "/docs/") {
+      return this.finish(request, url, Response.redirect("/docs", 308), { requestId, startedAt, key: null });
+    }
+    if (url.pathname === "/metrics") {
+      return this.finish(request, url, this.deps.metrics.respond(request, requestId), {
+        requestId,
+        startedAt,
+        key: null,
+      });
+    }
+    if (PUBLIC.test(url.pathname)) return this.serve(request, url, requestId, startedAt, null);
+    const blocked = this.authFailures.blockedFor(address);
+    if (blocked > 0) return fail(rateLimited("too many failed authentications from this address", blocked));
+    const key = this.authenticate(request);
+    if (!key) {
+      this.authFailures.fail(address);
+      return fail(unauthorized());
+    }
+    const rate = this.rate.take(key.id);
+    if (!rate.ok) return fail(rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0)), key);
+    if (!this.inFlight.enter(key.id))
+      return fail(rateLimited("too many calls of this key in flight", 1), key);
+    try {
+      const response = await this.serve(request, url, requestId, startedAt, key);
+      for (const [name, value] of Object.entries(this.rate.headers(rate.remaining)))
+        response.headers.set(name, value);
+      return response;
+    } finally {
+      this.inFlight.leave(key.id);
+    }
+  }
+
+  /** The key if valid, else null. Every malformed header still costs one hash: one path for all. */
+  private authenticate(request: Request): ApiKeyInfo | null {
+    const match = BEARER.exec(request.headers.get("authorization") ?? "");
+    return this.deps.billing.authenticate(match?.[1] ?? "", this.deps.now());
+  }
+
+  private async serve(
+    request: Request,
+    url: URL,
+    requestId: string,
+    startedAt: number,
+    key: ApiKeyInfo | null,
+  ) {
+    const ctx: RequestContext = {
+      requestId,
+      startedAt,
+      key,
+      snapshot: this.deps.snapshots.acquire(),
+      endpoint: null,
+      reservation: null,
+      idempotency: null,
+    };
+    try {
+      const header = request.headers.get("idempotency-key");
+      if (key && header !== null) {
+        const early = await this.beginIdempotent(ctx, key, header, url);
+        if (early) return this.finish(request, url, early, ctx);
+      }
+      const routed = request.method === "HEAD" ? new Request(request, { method: "GET" }) : request;
+      setContext(routed, ctx);
+      const response = await this.withinBudget(ctx, this.deps.route(routed));
+      return this.finish(request, url, await this.settle(ctx, request, response), ctx);
+    } finally {
+      ctx.snapshot?.release();
+    }
+  }
+
+  /** A replayed or refused response for a retried call, or null to run it (this call is the first). */
+  private async beginIdempotent(ctx: RequestContext, key: ApiKeyInfo, value: string, url: URL) {
+    if (!IdempotencyGate.isValidKey(value)) {
+      const error = new ApiError(
+        "invalid_parameter",
+        "Idempotency-Key: must be 1 to 255 visible ASCII characters",
+        [{ in: "header", name: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" }],
+      );
+      return problemResponse(error, ctx.requestId);
+    }
+    const hash = IdempotencyGate.requestHash(url);
+    const decision = await this.deps.idempotency.decide(key.user_id, value, hash);
+    if (decision.kind === "conflict") {
+      const error = new ApiError(
+        "idempotency_conflict",
+        "this Idempotency-Key was used with other parameters",
+      );
+      return problemResponse(error, ctx.requestId);
+    }
+    if (decision.kind === "replay") {
+      const { status, content_type, body } = decision.response;
+      return new Response(body, {
+        status,
+        headers: {
+          "content-type": content_type ?? "application/json",
+          "idempotent-replayed": "true",
+          "x-credits-charged": "0",
+        },
+      });
+    }
+    ctx.idempotency = { key: value, hash };
+    this.pending.set(ctx, decision);
+    return null;
+  }
+
+  /** The routed response, or a 503 when the call exceeds its time budget (then not charged). */
+  private withinBudget(ctx: RequestContext, routed: Promise<Response>): Promise<Response> {
+    const ms = this.deps.limits.requestTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        const error = new ApiError("unavailable", `the call took longer than ${ms} ms; it was not charged`);
+        resolve(problemResponse(error, ctx.requestId));
+      }, ms);
+    });
+    return Promise.race([routed, late]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Commits the reservation of a 2xx (with the response, for an idempotent call, in the same
+   * transaction) or releases it; a client that has gone away is not charged. Adds the credit headers.
+   */
+  private async settle(ctx: RequestContext, request: Request, response: Response): Promise<Response> {
+    const waiting = this.pending.get(ctx);
+    const reservation = ctx.reservation;
+    const ok = response.status >= 200 && response.status <= 299 && !request.signal.aborted;
+    if (!reservation || !ctx.endpoint || !ok) {
+      waiting?.abandon();
+      if (reservation) {
+        this.deps.billing.release(reservation);
+        response.headers.set("x-credits-charged", "0");
+        response.headers.set("x-credits-remaining", String(this.deps.billing.available(reservation.userId)));
+      }
+      return response;
+    }
+    let stored: StoredResponse | undefined;
+    if (ctx.idempotency) {
+      const body = new Uint8Array(await response.arrayBuffer());
+      stored = {
+        key: ctx.idempotency.key,
+        request_hash: ctx.idempotency.hash,
+        status: response.status,
+        content_type: response.headers.get("content-type"),
+        body,
+      };
+      response = new Response(body, { status: response.status, headers: response.headers });
+    }
+    const committed = await this.deps.billing.commit(reservation, ctx.endpoint, ctx.requestId, stored);
+    if (!committed.ok) {
+      waiting?.abandon();
+      return problemResponse(
+        new ApiError("insufficient_credits", "the balance no longer covers this call"),
+        ctx.requestId,
+      );
+    }
+    if (stored) waiting?.finish(stored);
+    response.headers.set("x-credits-charged", String(PRICING[ctx.endpoint]));
+    response.headers.set("x-credits-remaining", String(committed.remaining));
+    return response;
+  }
+
+  private finish(
+    request: Request,
+    url: URL,
+    response: Response,
+    ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>,
+  ) {
+    response.headers.set("x-request-id", ctx.requestId);
+    const status = response.status;
+    const endpoint = ctx.endpoint ?? null;
+    const credits =
+      status < 300 && endpoint && response.headers.get("x-credits-charged") !== "0" ? PRICING[endpoint] : 0;
+    const ms = performance.now() - ctx.startedAt;
+    this.deps.metrics.observe({
+      route: routeLabel(endpoint, url.pathname),
+      status,
+      credits,
+      seconds: ms / 1000,
+    });
+    this.deps.log[status >= 500 ? "error" : "info"]("request", {
+      request_id: ctx.requestId,
+      method: request.method,
+      route: endpoint,
+      path: url.pathname.slice(0, 200),
+      status,
+      key_prefix: ctx.key?.prefix ?? null,
+      credits,
+      ms: Math.round(ms * 100) / 100,
+    });
+    if (request.method === "HEAD") return new Response(null, { status, headers: response.headers });
+    return response;
+  }
+}
+
+type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

@@ -1,0 +1,154 @@
+/**
+ * The demo's companyfacts files: internally consistent figures read straight from the
+ * generated JSON, and filings that match the submissions.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { demoPeriods, writeDemoSources } from "../../src/demo/index.ts";
+import { demoCompanies } from "../../src/demo/universe.ts";
+import { XBRL_FIRST_YEAR } from "../../src/demo/xbrl.ts";
+import { tempDir } from "../helpers/env.ts";
+
+interface RawFact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+  fy: number;
+  fp: string;
+  form: string;
+  filed: string;
+}
+type RawFile = { facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>> };
+
+const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet", "Revenues"];
+/** The day before the build day: the last price, and the last day a filing can be dated. */
+const LAST_DAY = "2025-06-30";
+let dir: string;
+const files = new Map<string, RawFile>();
+
+beforeAll(() => {
+  dir = tempDir("stockd-demo-");
+  writeDemoSources(dir, new Date("2025-07-01T12:00:00Z"));
+  for (const c of demoCompanies()) {
+    files.set(c.cik, JSON.parse(readFileSync(join(dir, "edgar/companyfacts", `CIK${c.cik}.json`), "utf8")));
+  }
+});
+
+const factsOf = (file: RawFile, concept: string, unit = "USD"): RawFact[] =>
+  file.facts["us-gaap"]?.[concept]?.units[unit] ?? [];
+const key = (f: RawFact) => `${f.accn}|${f.start ?? ""}|${f.end}`;
+
+/** concept → (accession|start|end → value), for lookups of the same figure in the same filing. */
+function index(file: RawFile, concepts: readonly string[], unit = "USD"): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const concept of concepts) for (const f of factsOf(file, concept, unit)) out.set(key(f), f.val);
+  return out;
+}
+
+/** Each company's raw file with its ticker. */
+const each = () =>
+  demoCompanies().map((c) => ({ ticker: c.tickers[0] as string, file: files.get(c.cik) as RawFile }));
+
+describe("companyfacts figures are consistent", () => {
+  test("assets = liabilities + equity, and the current lines fit inside their totals", () => {
+    for (const { ticker, file } of each()) {
+      const liabilities = index(file, ["Liabilities"]);
+      const equity = index(file, ["StockholdersEquity"]);
+      const total = index(file, ["LiabilitiesAndStockholdersEquity"]);
+      const current = index(file, ["AssetsCurrent"]);
+      const cash = index(file, ["CashAndCashEquivalentsAtCarryingValue"]);
+      for (const f of factsOf(file, "Assets")) {
+        const k = key(f);
+        expect((liabilities.get(k) ?? Number.NaN) + (equity.get(k) ?? Number.NaN), `${ticker} ${k}`).toBe(
+          f.val,
+        );
+        expect(total.get(k), `${ticker} ${k}`).toBe(f.val);
+        expect(current.get(k) ?? f.val, `${ticker} ${k}`).toBeLessThanOrEqual(f.val);
+        expect(cash.get(k) ?? 0, `${ticker} ${k}`).toBeLessThanOrEqual(current.get(k) ?? f.val);
+      }
+    }
+  });
+
+  test("gross profit = revenue − cost; pretax = net income + tax; operating income = pretax + interest", () => {
+    for (const { ticker, file } of each()) {
+      const revenue = index(file, REVENUE);
+      const cost = index(file, ["CostOfRevenue"]);
+      const gross = index(file, ["GrossProfit"]);
+      const tax = index(file, ["IncomeTaxExpenseBenefit"]);
+      const interest = index(file, ["InterestExpense"]);
+      const operating = index(file, ["OperatingIncomeLoss"]);
+      const pretax =
+        "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest";
+      const pretaxByKey = index(file, [pretax]);
+      for (const [k, value] of gross)
+        expect(value, `${ticker} ${k}`).toBe((revenue.get(k) ?? 0) - (cost.get(k) ?? 0));
+      for (const f of factsOf(file, "NetIncomeLoss")) {
+        const k = key(f);
+        expect(pretaxByKey.get(k), `${ticker} ${k}`).toBe(f.val + (tax.get(k) ?? Number.NaN));
+        if (operating.has(k))
+          expect(operating.get(k), `${ticker} ${k}`).toBe((pretaxByKey.get(k) ?? 0) + (interest.get(k) ?? 0));
+      }
+      expect(gross.size > 0, `${ticker}: gross profit only for general companies`).toBe(cost.size > 0);
+    }
+  });
+
+  test("EPS = net income / weighted average shares, to the cent", () => {
+    for (const { ticker, file } of each()) {
+      const netIncome = index(file, ["NetIncomeLoss"]);
+      for (const [eps, shares] of [
+        ["EarningsPerShareBasic", "WeightedAverageNumberOfSharesOutstandingBasic"],
+        ["EarningsPerShareDiluted", "WeightedAverageNumberOfDilutedSharesOutstanding"],
+      ] as const) {
+        const count = index(file, [shares], "shares");
+        const facts = factsOf(file, eps, "USD/shares");
+        expect(facts.length, ticker).toBeGreaterThan(0);
+        for (const f of facts) {
+          const expected = (netIncome.get(key(f)) ?? Number.NaN) / (count.get(key(f)) ?? Number.NaN);
+          expect(Math.abs(f.val - expected), `${ticker} ${eps} ${key(f)}`).toBeLessThanOrEqual(0.005 + 1e-9);
+        }
+      }
+    }
+  });
+
+  test("a fiscal year's cash flows explain the change in cash", () => {
+    for (const { ticker, file } of each()) {
+      const cash = new Map(factsOf(file, "CashAndCashEquivalentsAtCarryingValue").map((f) => [f.end, f.val]));
+      const sections = ["Operating", "Investing", "Financing"].map((s) =>
+        index(file, [`NetCashProvidedByUsedIn${s}Activities`]),
+      );
+      for (const f of factsOf(file, "NetCashProvidedByUsedInOperatingActivities")) {
+        const opening = cash.get(new Date(Date.parse(f.start ?? "") - 86_400_000).toISOString().slice(0, 10));
+        if (f.fp !== "FY" || opening === undefined) continue;
+        const flows = sections.reduce((sum, s) => sum + (s.get(key(f)) ?? Number.NaN), 0);
+        expect(flows, `${ticker} ${key(f)}`).toBe((cash.get(f.end) ?? Number.NaN) - opening);
+      }
+    }
+  });
+
+  test("every fact comes from a 10-K or 10-Q of the company's submissions, with its fiscal labels", () => {
+    for (const c of demoCompanies()) {
+      const submissions = JSON.parse(
+        readFileSync(join(dir, "edgar/submissions", `CIK${c.cik}.json`), "utf8"),
+      );
+      const recent = submissions.filings.recent as { accessionNumber: string[]; form: string[] };
+      const forms = new Map(recent.accessionNumber.map((a, i) => [a, recent.form[i]]));
+      const file = files.get(c.cik) as RawFile;
+      const accessions = new Set<string>();
+      for (const concepts of Object.values(file.facts)) {
+        for (const { units } of Object.values(concepts)) {
+          for (const f of Object.values(units).flat()) {
+            expect(forms.get(f.accn), `${c.tickers[0]} ${f.accn}`).toBe(f.form);
+            expect(f.fp === "FY", f.accn).toBe(f.form === "10-K");
+            accessions.add(f.accn);
+          }
+        }
+      }
+      const reports = demoPeriods(c, LAST_DAY).filter((p) => p.fy >= XBRL_FIRST_YEAR);
+      expect([...accessions].sort(), `${c.tickers[0]}: every report since XBRL began has facts`).toEqual(
+        reports.map((p) => p.accession).sort(),
+      );
+    }
+  });
+});

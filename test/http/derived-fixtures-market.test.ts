@@ -1,0 +1,313 @@
+/**
+ * /stocks/{symbol}/dividend, /earnings, /estimates and /calendar/earnings over the real
+ * fixtures (STOCKD_FIXTURES). Expected values come from the raw files: dividends/<T>.csv,
+ * prices/<T>.csv, calendar/nasdaq-earnings_*.json, edgar/submissions/CIK*.json,
+ * edgar/companyfacts/CIK*.json and estimates/alphavantage_earnings_<T>.json.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES } from "../helpers/env.ts";
+import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import {
+  addDays,
+  addYears,
+  cikOf,
+  daysBetween,
+  factsOf,
+  monthEnds,
+  nasdaqMoney,
+  readDividendCsv,
+  readNasdaqCalendar,
+  readPriceCsv,
+  relDiff,
+} from "./derived-facts.ts";
+import {
+  type CsvPrice,
+  charged,
+  expectProblem,
+  type FilingColumns,
+  filingRows,
+  type Json,
+  type RawFiling,
+  readJson,
+  type Submissions,
+} from "./endpoint-helpers.ts";
+
+const root = FIXTURES ?? "";
+
+function expectRel(actual: unknown, expected: number, label: string, tolerance = 1e-12): void {
+  expect(typeof actual, label).toBe("number");
+  const diff = relDiff(actual as number, expected);
+  if (diff > tolerance) throw new Error(`${label}: ${actual} vs expected ${expected} (rel ${diff})`);
+}
+
+/** Every filing of a filer: the submissions file's recent block and its paged files. */
+function filingsOf(ticker: string): RawFiling[] {
+  const dir = join(root, "edgar", "submissions");
+  const main = readJson<Submissions>(join(dir, `CIK${cikOf(root, ticker)}.json`));
+  const paged = main.filings.files
+    .map((f) => join(dir, f.name))
+    .filter((p) => existsSync(p))
+    .flatMap((p) => filingRows(readJson<FilingColumns>(p)));
+  return [...filingRows(main.filings.recent), ...paged];
+}
+
+/** Distinct 10-Q/10-K filing dates (amendments excluded), newest first. */
+function reportDates(ticker: string): string[] {
+  const dates = filingsOf(ticker)
+    .filter((f) => f.form === "10-Q" || f.form === "10-K")
+    .map((f) => f.filingDate);
+  return [...new Set(dates)].sort().reverse();
+}
+
+describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real data (STOCKD_FIXTURES)", () => {
+  let server: TestServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startTestServer(await importedDataDir(root));
+    key = server.newKey(100_000).key;
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  async function get<T = Json>(path: string): Promise<T> {
+    const res = await server.get(path, key);
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as T;
+  }
+
+  type Dividend = { symbol: string; metadata: Json; dividend: Record<string, number | string | null> };
+
+  for (const [ticker, frequency, perYear] of [
+    ["KO", "quarterly", 4],
+    ["O", "monthly", 12],
+  ] as const) {
+    test(`${ticker} dividend: TTM, yields, next payment and frequency from dividends/${ticker}.csv`, async () => {
+      const rows = readDividendCsv(join(root, "dividends", `${ticker}.csv`)).sort((a, b) =>
+        a.date.localeCompare(b.date),
+      );
+      const prices = readPriceCsv(join(root, "prices", `${ticker}.csv`));
+      const last = prices.at(-1) as CsvPrice;
+      const body = await get<Dividend>(`/stocks/${ticker}/dividend`);
+      expect(body.symbol).toBe(ticker);
+      expect(body.metadata.as_of_date).toBe(last.date);
+      const d = body.dividend;
+      // dps_ttm: amounts with ex-date in (last price date − 365 days, last price date].
+      const from = addDays(last.date, -365);
+      const ttm = rows.filter((r) => r.date > from && r.date <= last.date).reduce((s, r) => s + r.amount, 0);
+      expect(ttm).toBeGreaterThan(0);
+      expectRel(d.dps_ttm, ttm, `${ticker} dps_ttm`);
+      expectRel(d.dividend_yield_ttm, ttm / last.close, `${ticker} dividend_yield_ttm`);
+      expect(d.dividend_frequency).toBe(frequency);
+      // The frequency from the file: the median gap of the last six distinct ex-dates.
+      const recent = [...new Set(rows.map((r) => r.date))].slice(-6);
+      const gaps = recent
+        .slice(1)
+        .map((date, i) => daysBetween(recent[i] as string, date))
+        .sort((a, b) => a - b);
+      const median = gaps[2] as number; // five gaps: the middle one
+      expect(median).toBeGreaterThanOrEqual(frequency === "monthly" ? 20 : 60);
+      expect(median).toBeLessThanOrEqual(frequency === "monthly" ? 45 : 120);
+      // Forward: the latest payment on or before the as-of date × payments per year.
+      const latest = rows.filter((r) => r.date <= last.date).at(-1) as { date: string; amount: number };
+      expectRel(d.dps_forward_12m, latest.amount * perYear, `${ticker} dps_forward_12m`);
+      expectRel(d.dividend_yield_forward, (latest.amount * perYear) / last.close, `${ticker} yield_forward`);
+      // Next: the first row after the as-of date (the file lists announced ex-dates).
+      const next = rows.find((r) => r.date > last.date) as { date: string; amount: number };
+      expect(d.ex_dividend_date_next).toBe(next.date);
+      expect(d.payment_amount_next).toBe(next.amount);
+      expect(d.dps_next_payment).toBe(next.amount);
+      expect(d.payment_date_next).toBeNull(); // the file has no pay-date column
+      // 5-year trailing-yield range over month ends whose trailing year starts after the first ex-date.
+      const yields = monthEnds(prices)
+        .filter((p) => p.date > addYears(last.date, -5) && addDays(p.date, -365) >= (rows[0]?.date as string))
+        .map((p) => {
+          const start = addDays(p.date, -365);
+          const sum = rows
+            .filter((r) => r.date > start && r.date <= p.date)
+            .reduce((s, r) => s + r.amount, 0);
+          return sum / p.close;
+        });
+      expectRel(d.dividend_yield_history_high, Math.max(...yields), `${ticker} yield high`, 1e-9);
+      expectRel(d.dividend_yield_history_low, Math.min(...yields), `${ticker} yield low`, 1e-9);
+    });
+  }
+
+  test("a known symbol without data of a kind is a free 404 (AAPL dividend, KO valuation)", async () => {
+    const { key: own, userId } = server.newKey(5);
+    // No dividends/AAPL.csv; no companyfacts for KO (no statements, so no valuation or metrics).
+    for (const path of [
+      "/stocks/AAPL/dividend",
+      "/securities/KO/valuation",
+      "/stocks/KO/fundamental-metrics",
+      "/stocks/MSFT/growth",
+    ]) {
+      const res = await server.get(path, own);
+      await expectProblem(res, 404, { code: "not_found" });
+      expect(charged(res), path).toBe(0);
+    }
+    expect(server.accounts.getBalance(userId)).toBe(5);
+  });
+
+  type Earnings = { symbol: string; metadata: Json; earnings: Record<string, number | string | null> };
+
+  for (const ticker of ["AAPL", "TSLA"]) {
+    test(`${ticker} earnings: release dates from the submissions, latest-quarter EPS from the facts`, async () => {
+      const dates = reportDates(ticker);
+      const raw = factsOf(root, ticker);
+      const body = await get<Earnings>(`/stocks/${ticker}/earnings`);
+      expect(body.symbol).toBe(ticker);
+      const e = body.earnings;
+      expect(e.latest_earnings_release_date).toBe(dates[0] as string);
+      expect(e.past_earnings_date).toBe(dates[1] as string);
+      // "Now" is the later of the last price (2024-03-08) and the latest report.
+      expect(body.metadata.as_of_date).toBe(dates[0] as string);
+      // No calendar row for these tickers in calendar/*.json: nothing upcoming, no estimates.
+      expect(readNasdaqCalendar(root).some((r) => r.symbol === ticker)).toBe(false);
+      expect(e.next_earnings_date).toBeNull();
+      expect(e.eps_estimate_latest_q).toBeNull();
+      expect(e.eps_surprise_latest_q).toBeNull();
+      // Latest quarter: the latest end of a NetIncomeLoss duration fact; its EPS is the
+      // three-month us-gaap:EarningsPerShareDiluted fact (null for a Q4 without one).
+      const quarterEnd = raw.latestPeriodEnd("NetIncomeLoss") as string;
+      const eps = raw
+        .all("EarningsPerShareDiluted", "USD/shares")
+        .filter((f) => f.end === quarterEnd && f.start && daysBetween(f.start, f.end) < 100)
+        .sort((a, b) => a.filed.localeCompare(b.filed))
+        .at(-1);
+      expect(e.eps_latest_q_period_end).toBe(quarterEnd);
+      expect(e.eps_latest_q).toBe(eps?.val ?? null);
+    });
+  }
+
+  // BUG src/ingest/derive.ts:168-181 (addEarnings): release dates come only from the submissions file, so NVDA (submissions to 2026-02-25, companyfacts 10-Q filed 2026-05-20) shows eps_latest_q of a quarter released after its latest_earnings_release_date.
+  test.todo("NVDA earnings: the latest release is not older than the filing of eps_latest_q's quarter", async () => {
+    const raw = factsOf(root, "NVDA");
+    const body = await get<Earnings>("/stocks/NVDA/earnings");
+    const end = body.earnings.eps_latest_q_period_end as string;
+    const filed = raw.firstFiled("EarningsPerShareDiluted", end, "USD/shares") as string;
+    expect((body.earnings.latest_earnings_release_date as string) >= filed).toBe(true);
+  });
+
+  // BUG src/ingest/derive.ts:169-173 (addEarnings): "now" is the security's last price or report only, so a security with calendar rows but neither (STZ) gets no earnings document (404) instead of next_earnings_date 2024-07-03.
+  test.todo("STZ earnings: the next earnings date and estimate from calendar/nasdaq-earnings_2024-07-03.json", async () => {
+    const row = readNasdaqCalendar(root).find((r) => r.symbol === "STZ");
+    const body = await get<Earnings>("/stocks/STZ/earnings");
+    expect(body.earnings.next_earnings_date).toBe(row?.day as string);
+    expect(body.earnings.eps_estimate_next_q).toBe(nasdaqMoney(row?.epsForecast ?? "") as number);
+  });
+
+  test("MSFT estimates: the Alpha Vantage history has no unreported quarter, so there is nothing to serve", async () => {
+    // estimates/alphavantage_earnings_MSFT.json: every quarterly entry has a reportedEPS, so
+    // no next-quarter estimate exists (src/ingest/compute/earnings.ts: next-quarter growth
+    // comes from the first quarter with an estimate and no reported EPS); there is no
+    // estimate-signals CSV either: 404, free.
+    const file = readJson<{ quarterlyEarnings: { reportedEPS: string; estimatedEPS: string }[] }>(
+      join(root, "estimates", "alphavantage_earnings_MSFT.json"),
+    );
+    expect(file.quarterlyEarnings.length).toBeGreaterThan(0);
+    expect(
+      file.quarterlyEarnings.filter((q) => q.reportedEPS === "None" && q.estimatedEPS !== "None"),
+    ).toEqual([]);
+    const { key: own, userId } = server.newKey(3);
+    const res = await server.get("/stocks/MSFT/estimates", own);
+    await expectProblem(res, 404, { code: "not_found" });
+    expect(server.accounts.getBalance(userId)).toBe(3);
+  });
+
+  type CalendarRow = {
+    cik: string | null;
+    ticker: string;
+    earning_date: string;
+    earning_time: string;
+    eps_forecast: number | null;
+    eps_actual: number | null;
+    eps_surprise: number | null;
+    no_of_estimates: number | null;
+    fiscal_quarter_ending: string | null;
+  };
+
+  const MONTHS: Record<string, string> = {
+    Jan: "01",
+    Feb: "02",
+    Mar: "03",
+    Apr: "04",
+    May: "05",
+    Jun: "06",
+    Jul: "07",
+    Aug: "08",
+    Sep: "09",
+    Oct: "10",
+    Nov: "11",
+    Dec: "12",
+  };
+
+  /** A raw Nasdaq row as the service documents it (src/ingest/sources/calendar.ts). */
+  function expectedRow(r: ReturnType<typeof readNasdaqCalendar>[number]): Omit<CalendarRow, "cik"> {
+    const [mon, year] = r.fiscalQuarterEnding.split("/");
+    return {
+      ticker: r.symbol,
+      earning_date: r.day,
+      // "time-pre-market" → "pre-market", "time-after-hours" → "after-hours", ...
+      earning_time: r.time.replace(/^time-/, ""),
+      eps_forecast: nasdaqMoney(r.epsForecast),
+      eps_actual: null,
+      eps_surprise: null,
+      no_of_estimates: r.noOfEsts === "N/A" || r.noOfEsts === "" ? null : Number(r.noOfEsts),
+      fiscal_quarter_ending: `${year}-${MONTHS[mon as string]}`,
+    };
+  }
+
+  test("calendar: all rows of calendar/*.json, sorted by date then ticker", async () => {
+    const raw = readNasdaqCalendar(root);
+    const body = await get<CalendarRow[]>("/calendar/earnings");
+    expect(body.length).toBe(raw.length);
+    const sorted = [...raw].sort((a, b) => a.day.localeCompare(b.day) || a.symbol.localeCompare(b.symbol));
+    expect(
+      body.map(({ cik: _, currency: __, ...rest }: CalendarRow & { currency?: unknown }) => rest),
+    ).toEqual(sorted.map(expectedRow));
+    for (const row of body) expect(row.cik, row.ticker).toBe(cikOf(root, row.ticker));
+  });
+
+  test("calendar: ?ticker= returns exactly that ticker's raw rows; ?cik= and both combine", async () => {
+    const raw = readNasdaqCalendar(root);
+    for (const ticker of ["STZ", "DDD", "SPWR"]) {
+      const expected = raw.filter((r) => r.symbol === ticker).map(expectedRow);
+      expect(expected.length, ticker).toBeGreaterThan(0);
+      const cik = cikOf(root, ticker);
+      const byTicker = await get<CalendarRow[]>(`/calendar/earnings?ticker=${ticker.toLowerCase()}`);
+      expect(
+        byTicker.map(({ cik: _, currency: __, ...r }: CalendarRow & { currency?: unknown }) => r),
+      ).toEqual(expected);
+      // The CIK with or without leading zeros.
+      expect(await get<CalendarRow[]>(`/calendar/earnings?cik=${cik}`)).toEqual(byTicker);
+      expect(await get<CalendarRow[]>(`/calendar/earnings?cik=${Number(cik)}`)).toEqual(byTicker);
+      expect(await get<CalendarRow[]>(`/calendar/earnings?ticker=${ticker}&cik=${cik}`)).toEqual(byTicker);
+    }
+    // Filters combine with AND: STZ's ticker with DDD's CIK matches nothing.
+    expect(await get<CalendarRow[]>(`/calendar/earnings?ticker=STZ&cik=${cikOf(root, "DDD")}`)).toEqual([]);
+    // A date window: the 2024-07-02 file only.
+    const day = await get<CalendarRow[]>("/calendar/earnings?start=2024-07-02&end=2024-07-02");
+    expect(day.map((r) => r.ticker).sort()).toEqual(
+      raw
+        .filter((r) => r.day === "2024-07-02")
+        .map((r) => r.symbol)
+        .sort(),
+    );
+  });
+
+  test("calendar: a malformed cik is a free 400; a 200 costs 1 credit", async () => {
+    const { key: own, userId } = server.newKey(5);
+    for (const cik of ["abc", "12345678901", "-1"]) {
+      const res = await server.get(`/calendar/earnings?cik=${cik}`, own);
+      await expectProblem(res, 400, { code: "invalid_parameter", name: "cik", in: "query" });
+      expect(charged(res)).toBe(0);
+    }
+    const ok = await server.get("/calendar/earnings?ticker=STZ", own);
+    expect(ok.status).toBe(200);
+    expect(charged(ok)).toBe(1);
+    expect(server.accounts.getBalance(userId)).toBe(4);
+  });
+});
