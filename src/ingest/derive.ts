@@ -106,7 +106,8 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       });
     }
   }
-  addEarnings(add, symbol, input, lastPrice);
+  const asOf = ownAsOf(input);
+  if (asOf !== null) out.push(...deriveEarnings(input, asOf));
   return out;
 }
 
@@ -165,25 +166,46 @@ function latestFiling(statements: CompanyStatements): string | null {
   return latest;
 }
 
-function addEarnings(add: Add, symbol: string, input: SecurityInputs, lastPrice: PriceRow | null): void {
-  // "Now" for this security: its latest price or report, whichever is later.
-  const candidates = [lastPrice?.date, input.reportDates.at(-1)].filter((d): d is string => d !== undefined);
-  const asOf = candidates.length > 0 ? (candidates.sort().at(-1) ?? null) : null;
+/**
+ * "Now" for a security: the later of its last price and its latest periodic report (from
+ * the submissions or, where they end earlier, the statements' own filing dates); null when
+ * it has neither, and the importer then uses the snapshot's data date.
+ */
+export function ownAsOf(input: SecurityInputs): string | null {
+  const dates = [input.prices.at(-1)?.date, ...releaseDates(input)].filter(
+    (d): d is string => d !== undefined,
+  );
+  return dates.length > 0 ? (dates.sort().at(-1) ?? null) : null;
+}
+
+/** Periodic report dates: the submissions' and the first filing dates of the statements' periods. */
+function releaseDates(input: SecurityInputs): string[] {
+  const fromStatements = (input.statements?.income_statement ?? [])
+    .filter((p) => p.period_type !== "ttm")
+    .map((p) => p.first_filed);
+  return [...new Set([...input.reportDates, ...fromStatements])].sort();
+}
+
+/** The earnings and estimates documents of a security as of `asOf`. */
+export function deriveEarnings(input: SecurityInputs, asOf: string): DerivedRow[] {
+  const out: DerivedRow[] = [];
+  const { symbol } = input;
+  const add = (kind: DerivedKind, body: object) =>
+    out.push({ security_id: input.securityId, kind, as_of: asOf, body: JSON.stringify(body) });
+  const reportDates = releaseDates(input);
   const quarters = input.statements?.income_statement.filter((p) => p.period_type === "quarterly") ?? [];
-  if (asOf && (input.reportDates.length > 0 || input.calendar.length > 0 || quarters.length > 0)) {
+  if (reportDates.length > 0 || input.calendar.length > 0 || quarters.length > 0) {
     const earnings = computeEarnings({
       asOf,
-      reportDates: input.reportDates,
+      reportDates,
       quarters,
       calendar: input.calendar,
       history: input.history,
     });
-    add("earnings", asOf, {
-      symbol,
-      metadata: { symbol, as_of_date: asOf, calculation_version: EARNINGS_VERSION },
-      earnings,
-    });
+    const metadata = { symbol, as_of_date: asOf, calculation_version: EARNINGS_VERSION };
+    add("earnings", { symbol, metadata, earnings });
   }
+  const lastPrice = input.prices.at(-1) ?? null;
   const estimates = computeEstimates(input.estimates, input.history, lastPrice?.close ?? null);
   if (estimates) {
     const metadata = {
@@ -192,8 +214,9 @@ function addEarnings(add: Add, symbol: string, input: SecurityInputs, lastPrice:
       price_date: lastPrice?.date ?? null,
       calculation_version: ESTIMATES_VERSION,
     };
-    add("estimates", asOf, { symbol, metadata, estimates });
+    add("estimates", { symbol, metadata, estimates });
   }
+  return out;
 }
 
 function pointsMetadata(symbol: string, version: string, asOf: string, currency: string | null) {

@@ -8,7 +8,7 @@ import { EARNINGS_VERSION, ESTIMATES_VERSION } from "./compute/earnings.ts";
 import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
-import { deriveSecurity } from "./derive.ts";
+import { deriveEarnings, deriveSecurity, ownAsOf, type SecurityInputs } from "./derive.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
@@ -94,6 +94,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   const byCik = Map.groupBy([...securities.values()], (s) => s.cik ?? `ticker:${s.ticker_key}`);
   for (const [cik, group] of byCik) await pass.run(factFiles.get(cik) ?? null, group);
   for (const [cik, file] of factFiles) if (!byCik.has(cik)) await pass.run(file, []);
+  await pass.finish();
   await writer.append("filings", withXbrl(filings, pass.xbrlFilings));
   return pass.dataAsOf;
 }
@@ -101,6 +102,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
 /** One company at a time: statements, then each of its securities' prices and derived documents. */
 class CompanyPass {
   readonly xbrlFilings = new Map<string, FilingSummary>();
+  private readonly undated: SecurityInputs[] = [];
   dataAsOf: string | null = null;
   private readonly calendar: Map<string, CalendarRow[]>;
 
@@ -158,7 +160,7 @@ class CompanyPass {
       if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
     }
     const key = security.ticker_key;
-    const derived = deriveSecurity({
+    const inputs: SecurityInputs = {
       securityId,
       symbol: security.ticker,
       priceCurrency: security.currency_code,
@@ -171,8 +173,17 @@ class CompanyPass {
       estimates: this.market.estimates.get(key) ?? null,
       history: this.market.histories.get(key) ?? null,
       growth: this.market.growth.get(key) ?? null,
-    });
-    await this.writer.append("derived", derived);
+    };
+    await this.writer.append("derived", deriveSecurity(inputs));
+    // Without a price or report of its own, its earnings are dated by the whole snapshot.
+    if (ownAsOf(inputs) === null && inputs.calendar.length > 0) this.undated.push(inputs);
+  }
+
+  /** Earnings of the securities that had no date of their own, as of the snapshot's data date. */
+  async finish(): Promise<void> {
+    if (this.dataAsOf === null) return;
+    for (const inputs of this.undated)
+      await this.writer.append("derived", deriveEarnings(inputs, this.dataAsOf));
   }
 }
 

@@ -182,8 +182,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     });
   }
 
-  // BUG src/ingest/derive.ts:168-181 (addEarnings): release dates come only from the submissions file, so NVDA (submissions to 2026-02-25, companyfacts 10-Q filed 2026-05-20) shows eps_latest_q of a quarter released after its latest_earnings_release_date.
-  test.todo("NVDA earnings: the latest release is not older than the filing of eps_latest_q's quarter", async () => {
+  test("NVDA earnings: the latest release is not older than the filing of eps_latest_q's quarter", async () => {
     const raw = factsOf(root, "NVDA");
     const body = await get<Earnings>("/stocks/NVDA/earnings");
     const end = body.earnings.eps_latest_q_period_end as string;
@@ -191,8 +190,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     expect((body.earnings.latest_earnings_release_date as string) >= filed).toBe(true);
   });
 
-  // BUG src/ingest/derive.ts:169-173 (addEarnings): "now" is the security's last price or report only, so a security with calendar rows but neither (STZ) gets no earnings document (404) instead of next_earnings_date 2024-07-03.
-  test.todo("STZ earnings: the next earnings date and estimate from calendar/nasdaq-earnings_2024-07-03.json", async () => {
+  test("STZ earnings: the next earnings date and estimate from calendar/nasdaq-earnings_2024-07-03.json", async () => {
     const row = readNasdaqCalendar(root).find((r) => r.symbol === "STZ");
     const body = await get<Earnings>("/stocks/STZ/earnings");
     expect(body.earnings.next_earnings_date).toBe(row?.day as string);

@@ -84,21 +84,6 @@ function netIncomeKnownAt(raw: RawFacts, date: string): { end: string; value: nu
   return periods.find((p) => p.known <= date) ?? null;
 }
 
-/**
- * Known bugs (see the comments at the tests):
- * - src/ingest/compute/xbrl-filings.ts `sharesOutstanding` keeps one observation per as-of
- *   date dated by its LAST filing, so a cover count repeated in a 10-K/A is unknown until the
- *   amendment and rows in between use the previous count (TSLA 2012-02-29: the 2012-01-31
- *   count was filed 2012-02-27 and again 2012-03-28; AAPL 2009-10-30..2009-12-31).
- * - src/ingest/compute/statement-book.ts `latestFlow` takes the latest TTM end noted from
- *   either statement: AAPL's TTM to 2009-12-26 has its cash flow known on 2010-01-25 but its
- *   income statement only on 2010-04-21 (Q2 FY2009 first appears then), so rows
- *   2010-01-29..2010-03-31 get a flow without income and pe_ratio null instead of the
- *   FY2009 P/E.
- */
-const AMENDED_COVER_BUG = new Set(["TSLA", "AAPL"]);
-const HALF_KNOWN_TTM_BUG = new Set(["AAPL"]);
-
 describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
   let server: TestServer;
   let key: string;
@@ -198,21 +183,17 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       expect(lookAheadWouldDiffer).toBeGreaterThan(rows.length / 2);
     });
 
-    // BUG src/ingest/compute/xbrl-filings.ts:82-89: a cover count re-filed in a 10-K/A counts only from the amendment (TSLA 2012-02-29, AAPL 2009-10-30..12-31).
-    (AMENDED_COVER_BUG.has(ticker) ? test.todo : test)(
-      `${ticker} history: each row uses the latest cover count (by as-of date) filed on or before it`,
-      async () => {
-        const m = market(ticker);
-        const rows = await historyOf(ticker);
-        const ends = monthEnds(m.prices);
-        for (const row of rows) {
-          const close = ends.find((p) => p.date === row.date)?.close as number;
-          const s = sharesAt(m, row.date);
-          if (!s) throw new Error(`${ticker} ${row.date}: no share count`);
-          expectRel(row.market_cap, close * s.shares, `${ticker} ${row.date} market_cap`);
-        }
-      },
-    );
+    test(`${ticker} history: each row uses the latest cover count (by as-of date) filed on or before it`, async () => {
+      const m = market(ticker);
+      const rows = await historyOf(ticker);
+      const ends = monthEnds(m.prices);
+      for (const row of rows) {
+        const close = ends.find((p) => p.date === row.date)?.close as number;
+        const s = sharesAt(m, row.date);
+        if (!s) throw new Error(`${ticker} ${row.date}: no share count`);
+        expectRel(row.market_cap, close * s.shares, `${ticker} ${row.date} market_cap`);
+      }
+    });
 
     test(`${ticker} history: a pe_ratio uses the latest TTM net income first filed by the row date`, async () => {
       const m = market(ticker);
@@ -229,23 +210,19 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       expect(checked).toBeGreaterThan(12);
     });
 
-    // BUG src/ingest/compute/statement-book.ts:80,92-96: a TTM known only from its cash flow hides the income (AAPL 2010-01-29..03-31 pe null).
-    (HALF_KNOWN_TTM_BUG.has(ticker) ? test.todo : test)(
-      `${ticker} history: pe_ratio is null only when no positive TTM net income was filed by then`,
-      async () => {
-        const m = market(ticker);
-        for (const row of await historyOf(ticker)) {
-          const ni = netIncomeKnownAt(m.raw, row.date);
-          if (ni === null || ni.value <= 0) expect(row.pe_ratio, `${ticker} ${row.date}`).toBeNull();
-          else
-            expectRel(
-              row.pe_ratio,
-              row.market_cap / ni.value,
-              `${ticker} ${row.date} pe_ratio (TTM ${ni.end})`,
-            );
-        }
-      },
-    );
+    test(`${ticker} history: pe_ratio is null only when no positive TTM net income was filed by then`, async () => {
+      const m = market(ticker);
+      for (const row of await historyOf(ticker)) {
+        const ni = netIncomeKnownAt(m.raw, row.date);
+        if (ni === null || ni.value <= 0) expect(row.pe_ratio, `${ticker} ${row.date}`).toBeNull();
+        else
+          expectRel(
+            row.pe_ratio,
+            row.market_cap / ni.value,
+            `${ticker} ${row.date} pe_ratio (TTM ${ni.end})`,
+          );
+      }
+    });
   }
 
   test("TSLA rows between a split and the next 10-Q use the previous filing's count, split-adjusted", async () => {

@@ -203,10 +203,11 @@ describe("deriveSecurity: market-based yields", () => {
     expect((doc(rows, "owner_earnings").owner_earnings as Json).owner_earnings_yield).toBeNull();
   });
 
-  test("without prices there is no valuation and no yield, but the fundamentals exist", () => {
+  test("without prices there is no valuation and no yield, but the fundamentals (and earnings dates) exist", () => {
     const rows = deriveSecurity(inputs({ prices: [] }));
     const kinds = rows.map((r) => r.kind).sort();
-    expect(kinds).toEqual(["capital_allocation", "growth", "metrics", "owner_earnings"]);
+    // Earnings are dated by the statements' own filing dates when there is no price.
+    expect(kinds).toEqual(["capital_allocation", "earnings", "growth", "metrics", "owner_earnings"]);
     expect((doc(rows, "metrics").metrics as Json).buyback_yield).toBeNull();
   });
 });

@@ -274,7 +274,7 @@ describe("filings and cover share counts", () => {
     ]);
   });
 
-  test("share classes of one cover page are summed; a later filing of the same date wins", () => {
+  test("share classes of one cover page are summed; each filing of a date is kept with its own filing date", () => {
     const cover = (accn: string, filed: string, vals: number[]) =>
       vals.map((val) => ({
         concept: "EntityCommonStockSharesOutstanding",
@@ -290,6 +290,7 @@ describe("filings and cover share counts", () => {
       ...cover("0000000123-24-000009", "2024-03-01", [360]),
     ]);
     expect(computeStatements(company).shares_outstanding).toEqual([
+      { date: "2024-01-20", filed: "2024-02-01", value: 350 },
       { date: "2024-01-20", filed: "2024-03-01", value: 360 },
     ]);
     const single = syntheticCompany(cover("0000000123-24-000001", "2024-02-01", [300, 50]));

@@ -52,7 +52,15 @@ export class StatementBook {
   private readonly income = new Map<string, Income>();
   private readonly cash = new Map<string, Cash>();
   private readonly balances = new Map<string, Balance>();
-  private readonly latestEnd: Record<FlowPeriodType, string | null> = { annual: null, ttm: null };
+  /**
+   * Latest period ends per statement. The income statement decides which flow period is
+   * "latest": a cash-flow statement filed before its income statement must not make a
+   * period latest whose earnings are not yet known.
+   */
+  private readonly latestEnd = {
+    income: { annual: null, ttm: null } as Record<FlowPeriodType, string | null>,
+    cash: { annual: null, ttm: null } as Record<FlowPeriodType, string | null>,
+  };
   private latestBalanceEnd: string | null = null;
 
   /** A book holding every period of `statements`. */
@@ -69,7 +77,7 @@ export class StatementBook {
     if (period.period_type === "quarterly") return;
     const k = key(period.period_type, period.period_end);
     this.income.set(k, newer(this.income.get(k), period));
-    this.noteFlowEnd(period.period_type, period.period_end);
+    this.noteFlowEnd("income", period.period_type, period.period_end);
   }
 
   /** Adds a cash-flow period (quarterly periods are ignored). */
@@ -77,7 +85,7 @@ export class StatementBook {
     if (period.period_type === "quarterly") return;
     const k = key(period.period_type, period.period_end);
     this.cash.set(k, newer(this.cash.get(k), period));
-    this.noteFlowEnd(period.period_type, period.period_end);
+    this.noteFlowEnd("cash", period.period_type, period.period_end);
   }
 
   /** Adds a balance sheet of any period type (a balance is a point in time). */
@@ -90,7 +98,8 @@ export class StatementBook {
 
   /** The latest TTM period, unless the latest annual period ends later; else the latest annual. */
   latestFlow(): FlowPeriod | null {
-    const { ttm, annual } = this.latestEnd;
+    const hasIncome = this.latestEnd.income.annual !== null || this.latestEnd.income.ttm !== null;
+    const { ttm, annual } = hasIncome ? this.latestEnd.income : this.latestEnd.cash;
     if (ttm !== null && (annual === null || ttm >= annual)) return this.flowAt("ttm", ttm);
     return annual === null ? null : this.flowAt("annual", annual);
   }
@@ -152,9 +161,10 @@ export class StatementBook {
     return [...ends].sort();
   }
 
-  private noteFlowEnd(type: FlowPeriodType, end: string): void {
-    const current = this.latestEnd[type];
-    if (current === null || end > current) this.latestEnd[type] = end;
+  private noteFlowEnd(statement: "income" | "cash", type: FlowPeriodType, end: string): void {
+    const ends = this.latestEnd[statement];
+    const current = ends[type];
+    if (current === null || end > current) ends[type] = end;
   }
 
   /** The date closest to `target` (within the tolerance) for which `exists` holds. */

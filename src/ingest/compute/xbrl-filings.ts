@@ -64,9 +64,9 @@ function mostCommonEnd(a: AccessionScan): number | null {
 
 /**
  * Shares outstanding from the cover pages (dei:EntityCommonStockSharesOutstanding), oldest
- * first, one value per date. A filer with several share classes lists one fact per class
- * for the same date and filing; those are summed. When several filings give a date, the
- * latest filing's total is used, with its filing date.
+ * first, one value per date and filing. A filer with several share classes lists one fact
+ * per class for the same date and filing; those are summed. A date given by several filings
+ * appears once per filing, each with its own filing date.
  */
 export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
   const units = company.facts.get("dei")?.get("EntityCommonStockSharesOutstanding");
@@ -79,14 +79,12 @@ export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
       else seen.value += f.val;
     }
   }
-  const perDate = new Map<string, { date: string; filed: string; accn: string; value: number }>();
-  for (const obs of perFiling.values()) {
-    const seen = perDate.get(obs.date);
-    if (seen === undefined || obs.filed > seen.filed || (obs.filed === seen.filed && obs.accn > seen.accn)) {
-      perDate.set(obs.date, obs);
-    }
-  }
-  return [...perDate.values()]
-    .sort((a, b) => a.date.localeCompare(b.date))
+  // One observation per filing: a count repeated by a later filing (a 10-K/A) must not hide
+  // the original until the repeat was filed. Consumers take the latest filed on or before a date.
+  return [...perFiling.values()]
+    .sort(
+      (a, b) =>
+        a.date.localeCompare(b.date) || a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn),
+    )
     .map(({ date, filed, value }) => ({ date, filed, value }));
 }
