@@ -3,8 +3,18 @@
  * (reads): `snapshots/<id>/` with one Parquet file per table and `manifest.json`, and
  * `CURRENT`, which names the active snapshot and is replaced atomically.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import {
+  createReadStream,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, join } from "node:path";
 import type { TableName } from "./domain/snapshot-tables.ts";
 
 export interface TableEntry {
@@ -94,4 +104,45 @@ export function cleanStaging(dataDir: string): void {
   for (const name of readdirSync(dir)) {
     if (name.startsWith(".staging-")) rmSync(join(dir, name), { recursive: true, force: true });
   }
+}
+
+/** SHA-256 of a file, hex, read as a stream. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * What is wrong with one table file of a snapshot against its manifest entry, or null: a
+ * bad name, a missing file, another size, and (with `checksum`) another SHA-256.
+ */
+export async function tableFileProblem(dir: string, table: string, entry: TableEntry, checksum: boolean) {
+  if (basename(entry.file) !== entry.file)
+    return `table ${table}: bad file name ${JSON.stringify(entry.file)} in the manifest`;
+  const path = join(dir, entry.file);
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return `${path}: missing (table ${table})`;
+  if (stat.size !== entry.bytes) return `${path}: ${stat.size} bytes, the manifest says ${entry.bytes}`;
+  if (!checksum) return null;
+  const digest = await sha256File(path);
+  return digest === entry.sha256
+    ? null
+    : `${path}: sha256 ${digest} does not match the manifest's ${entry.sha256}`;
+}
+
+/**
+ * The problems of a snapshot's files against its manifest (empty when it is whole). Sizes
+ * always; SHA-256 with `checksum` (reads every byte: for `snapshots activate` and `doctor`).
+ */
+export async function verifySnapshot(dataDir: string, id: string, checksum: boolean): Promise<string[]> {
+  const dir = snapshotDir(dataDir, id);
+  if (!existsSync(join(dir, "manifest.json"))) return [`${dir}: no manifest.json`];
+  const manifest = readManifest(dataDir, id);
+  const problems: string[] = [];
+  for (const [table, entry] of Object.entries(manifest.tables)) {
+    const problem = await tableFileProblem(dir, table, entry, checksum);
+    if (problem) problems.push(problem);
+  }
+  return problems;
 }

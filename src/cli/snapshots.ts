@@ -1,10 +1,17 @@
 import type { Config } from "../config.ts";
 import { importSources } from "../ingest/import.ts";
-import { activateSnapshot, isSnapshotId, listSnapshotIds, readCurrent, readManifest } from "../snapshots.ts";
+import {
+  activateSnapshot,
+  isSnapshotId,
+  listSnapshotIds,
+  readCurrent,
+  readManifest,
+  verifySnapshot,
+} from "../snapshots.ts";
 import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
 
 /** `snapshots list` and `snapshots activate ID` */
-export function snapshotsCommand(args: ParsedArgs, config: Config, io: Io): number {
+export async function snapshotsCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   const [, sub, id] = args.positional;
   const flags = new Flags(args, []);
   if (sub === "list") {
@@ -33,6 +40,13 @@ export function snapshotsCommand(args: ParsedArgs, config: Config, io: Io): numb
   if (sub === "activate" && id) {
     if (!isSnapshotId(id) || !listSnapshotIds(config.dataDir).includes(id))
       throw new UsageError(`no snapshot ${id}`);
+    // A snapshot with a missing or altered file is never served.
+    const problems = await verifySnapshot(config.dataDir, id, true);
+    if (problems.length > 0) {
+      for (const problem of problems) io.err(`  ${problem}`);
+      io.err(`stockd: snapshot ${id} is damaged; the active snapshot is unchanged`);
+      return 1;
+    }
     activateSnapshot(config.dataDir, id);
     printResult(io, flags.bool("json"), { active: id }, [`active snapshot: ${id}`]);
     return 0;

@@ -1,14 +1,5 @@
-import { createHash } from "node:crypto";
-import {
-  createReadStream,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Db, openDuckDb } from "../query/duckdb.ts";
 import {
   isSnapshotId,
@@ -17,6 +8,7 @@ import {
   snapshotDir,
   snapshotsDir,
   type TableEntry,
+  tableFileProblem,
 } from "../snapshots.ts";
 import { type Finding, fail, ok, warn } from "./findings.ts";
 
@@ -103,15 +95,9 @@ async function checkTables(dir: string, manifest: Manifest): Promise<Finding[]> 
 
 /** What is wrong with one table file, or null when size, sha256 and row count all match. */
 async function checkTable(db: Db, dir: string, table: string, entry: TableEntry): Promise<string | null> {
-  if (basename(entry.file) !== entry.file)
-    return `table ${table}: bad file name ${JSON.stringify(entry.file)} in the manifest`;
+  const problem = await tableFileProblem(dir, table, entry, true);
+  if (problem) return problem;
   const path = join(dir, entry.file);
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat) return `${path}: missing (table ${table})`;
-  if (stat.size !== entry.bytes) return `${path}: ${stat.size} bytes, the manifest says ${entry.bytes}`;
-  const digest = await sha256File(path);
-  if (digest !== entry.sha256)
-    return `${path}: sha256 ${digest} does not match the manifest's ${entry.sha256}`;
   try {
     const [row] = await db.all<{ n: number }>(PARQUET_ROWS, { path });
     const rows = row?.n ?? 0;
@@ -119,14 +105,4 @@ async function checkTable(db: Db, dir: string, table: string, entry: TableEntry)
   } catch (error) {
     return `${path}: unreadable Parquet metadata: ${(error as Error).message}`;
   }
-}
-
-function sha256File(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash("sha256");
-    createReadStream(path)
-      .on("data", (chunk) => hash.update(chunk))
-      .on("end", () => resolve(hash.digest("hex")))
-      .on("error", reject);
-  });
 }

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Columns, SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
 import { Db, openDuckDb } from "../query/duckdb.ts";
@@ -7,6 +6,7 @@ import {
   cleanStaging,
   type Manifest,
   newSnapshotId,
+  sha256File,
   snapshotDir,
   snapshotsDir,
   type TableEntry,
@@ -160,10 +160,4 @@ function appendValue(appender: Appender, type: string, value: unknown, table: st
   else if ((type === "VARCHAR" || type === "DATE" || type === "TIMESTAMP") && typeof value === "string")
     appender.appendVarchar(value);
   else throw new Error(`${table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
-}
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }

@@ -4,7 +4,7 @@ import type { DuckDBInstance } from "@duckdb/node-api";
 import type { QuoteRow } from "../domain/quote.ts";
 import type { TableName } from "../domain/snapshot-tables.ts";
 import type { Logger } from "../log.ts";
-import { type Manifest, readCurrent, readManifest, snapshotDir } from "../snapshots.ts";
+import { type Manifest, readCurrent, readManifest, snapshotDir, verifySnapshot } from "../snapshots.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
 import { loadDerived } from "./derived.ts";
 import { Db, type Row, type SqlParams } from "./duckdb.ts";
@@ -35,6 +35,9 @@ export class LoadedSnapshot {
   ) {}
 
   static async load(instance: DuckDBInstance, dataDir: string, id: string): Promise<LoadedSnapshot> {
+    // Sizes only here (start-up must stay fast); `snapshots activate` and `doctor` check SHA-256.
+    const problems = await verifySnapshot(dataDir, id, false);
+    if (problems.length > 0) throw new Error(`snapshot ${id} is damaged: ${problems.join("; ")}`);
     const manifest = readManifest(dataDir, id);
     const dir = snapshotDir(dataDir, id);
     const schema = `snap_${++generation}`;
