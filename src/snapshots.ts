@@ -39,6 +39,8 @@ export interface Manifest {
   source: string;
   calculation_version: Record<string, string>;
   tables: Partial<Record<TableName, TableEntry>>;
+  /** Files beside the tables that the server reads directly (the price file and its index). */
+  files?: Record<string, Omit<TableEntry, "rows"> & { rows?: number }>;
   report: ImportReport;
 }
 
@@ -117,7 +119,12 @@ export async function sha256File(path: string): Promise<string> {
  * What is wrong with one table file of a snapshot against its manifest entry, or null: a
  * bad name, a missing file, another size, and (with `checksum`) another SHA-256.
  */
-export async function tableFileProblem(dir: string, table: string, entry: TableEntry, checksum: boolean) {
+export async function tableFileProblem(
+  dir: string,
+  table: string,
+  entry: Pick<TableEntry, "file" | "bytes" | "sha256">,
+  checksum: boolean,
+) {
   if (basename(entry.file) !== entry.file)
     return `table ${table}: bad file name ${JSON.stringify(entry.file)} in the manifest`;
   const path = join(dir, entry.file);
@@ -140,7 +147,10 @@ export async function verifySnapshot(dataDir: string, id: string, checksum: bool
   if (!existsSync(join(dir, "manifest.json"))) return [`${dir}: no manifest.json`];
   const manifest = readManifest(dataDir, id);
   const problems: string[] = [];
-  for (const [table, entry] of Object.entries(manifest.tables)) {
+  for (const [table, entry] of [
+    ...Object.entries(manifest.tables),
+    ...Object.entries(manifest.files ?? {}),
+  ]) {
     const problem = await tableFileProblem(dir, table, entry, checksum);
     if (problem) problems.push(problem);
   }

@@ -150,10 +150,7 @@ class CompanyPass {
     const prices = file ? this.ctx.parse(file, "prices", parsePrices) : [];
     const securityId = security.security_id;
     if (prices.length > 0) {
-      await this.writer.append(
-        "prices",
-        prices.map((row) => ({ ...row, security_id: securityId })),
-      );
+      await this.writer.appendPrices(securityId, prices);
       const quote = computeQuote(securityId, prices);
       if (quote) await this.writer.append("quotes", [quote]);
       const last = prices.at(-1)?.date ?? null;

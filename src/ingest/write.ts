@@ -11,6 +11,8 @@ import {
   snapshotsDir,
   type TableEntry,
 } from "../snapshots.ts";
+import { PriceFileWriter } from "./price-file.ts";
+import type { PriceRow } from "./sources/prices.ts";
 
 /** Rows a staged table holds before they are spilled to a Parquet part (bounds memory). */
 const SPILL_ROWS = 1_000_000;
@@ -34,6 +36,7 @@ interface Staged {
 export class SnapshotWriter {
   private readonly staged = new Map<TableName, Staged>();
   private closed = false;
+  private readonly prices: PriceFileWriter;
 
   private constructor(
     private readonly dataDir: string,
@@ -41,7 +44,9 @@ export class SnapshotWriter {
     private readonly dir: string,
     private readonly instance: Awaited<ReturnType<typeof openDuckDb>>,
     private readonly db: Db,
-  ) {}
+  ) {
+    this.prices = new PriceFileWriter(dir);
+  }
 
   static async open(dataDir: string): Promise<SnapshotWriter> {
     cleanStaging(dataDir);
@@ -49,7 +54,20 @@ export class SnapshotWriter {
     const dir = join(snapshotsDir(dataDir), `.staging-${id}`);
     mkdirSync(dir, { recursive: true });
     const instance = await openDuckDb();
-    return new SnapshotWriter(dataDir, id, dir, instance, await Db.connect(instance));
+    const db = await Db.connect(instance);
+    // Bounded memory: DuckDB spills its sorts to the staging directory instead of growing.
+    await db.run(`SET memory_limit = '1GB'`);
+    await db.run(`SET temp_directory = ${literal(join(dir, ".tmp"))}`);
+    return new SnapshotWriter(dataDir, id, dir, instance, db);
+  }
+
+  /** Appends one security's daily prices (ascending) to the table and to the serving price file. */
+  async appendPrices(securityId: string, rows: readonly PriceRow[]): Promise<void> {
+    await this.append(
+      "prices",
+      rows.map((row) => ({ ...row, security_id: securityId })),
+    );
+    this.prices.add(securityId, rows);
   }
 
   /** Appends rows (objects keyed by column name) to a table; may spill to disk. */
@@ -69,14 +87,18 @@ export class SnapshotWriter {
   /** Writes every table, then the manifest, then renames the snapshot into place. */
   async finish(meta: Omit<Manifest, "id" | "created_at" | "tables">): Promise<Manifest> {
     const tables: Partial<Record<TableName, TableEntry>> = {};
+    const files: NonNullable<Manifest["files"]> = {};
     try {
       for (const [table, staged] of this.staged) tables[table] = await this.writeTable(table, staged);
+      const prices = this.prices.finish();
+      for (const file of prices.files) files[file] = await this.fileEntry(file);
     } catch (error) {
       this.abort();
       throw error;
     }
     this.close();
-    const manifest: Manifest = { id: this.id, created_at: new Date().toISOString(), ...meta, tables };
+    rmSync(join(this.dir, ".tmp"), { recursive: true, force: true });
+    const manifest: Manifest = { id: this.id, created_at: new Date().toISOString(), ...meta, tables, files };
     writeFileSync(join(this.dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(this.dir, snapshotDir(this.dataDir, this.id));
     return manifest;
@@ -88,9 +110,15 @@ export class SnapshotWriter {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  private async fileEntry(file: string) {
+    const path = join(this.dir, file);
+    return { file, bytes: statSync(path).size, sha256: await sha256File(path) };
+  }
+
   private close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.prices.abort();
     for (const staged of this.staged.values()) staged.appender.closeSync();
     this.db.close();
     this.instance.closeSync();

@@ -8,6 +8,7 @@ import { type Manifest, readCurrent, readManifest, snapshotDir, verifySnapshot }
 import { type CompanyRow, loadCompanies } from "./companies.ts";
 import { loadDerived } from "./derived.ts";
 import { Db, type Row, type SqlParams } from "./duckdb.ts";
+import { PriceStore } from "./prices.ts";
 import { SecurityIndex } from "./securities.ts";
 
 /** Connections per snapshot: one per core is enough for DuckDB's own parallelism. */
@@ -30,6 +31,7 @@ export class LoadedSnapshot {
     readonly companies: Map<string, CompanyRow>,
     readonly quotes: Map<string, QuoteRow>,
     readonly derived: Map<string, Map<string, string>>,
+    readonly prices: PriceStore,
     private readonly pool: Db[],
     private readonly schema: string,
   ) {}
@@ -70,7 +72,8 @@ export class LoadedSnapshot {
       (has("quotes") ? await first.all<QuoteRow>("SELECT * FROM quotes") : []).map((q) => [q.security_id, q]),
     );
     const derived = has("derived") ? await loadDerived((sql) => first.all(sql)) : new Map();
-    return new LoadedSnapshot(manifest, securities, companies, quotes, derived, pool, schema);
+    const prices = PriceStore.open(dir);
+    return new LoadedSnapshot(manifest, securities, companies, quotes, derived, prices, pool, schema);
   }
 
   get id(): string {

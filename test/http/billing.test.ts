@@ -116,9 +116,9 @@ describe("server errors", () => {
     const broken = await startTestServer(await demoDataDir());
     try {
       const id = broken.snapshots.current()?.id as string;
-      rmSync(join(broken.dataDir, "snapshots", id, "prices.parquet"));
+      rmSync(join(broken.dataDir, "snapshots", id, "filings.parquet"));
       const { key, userId } = broken.newKey(5);
-      const res = await broken.get("/stocks/DWGT/price?start_date=2024-01-01&end_date=2024-01-31", key);
+      const res = await broken.get("/stocks/DWGT/secfiling", key);
       expect(res.status).toBe(500);
       const text = await res.text();
       expect(text).not.toMatch(/parquet|duckdb|IO Error|snapshots|\/tmp/i);

@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError, invalidParameter } from "../../errors.ts";
 import { filingUrl, listFilings } from "../../query/filings.ts";
-import { getDailyPrices } from "../../query/prices.ts";
 import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
 import { Profile, profileOf } from "../models/profile.ts";
 import {
@@ -64,17 +63,17 @@ export function stocksRoutes(billing: Billing) {
     )
     .get(
       "/stocks/:symbol/price",
-      async ({ params, query, request }) => {
+      ({ params, query, request }) => {
         const snapshot = snapshotOf(request);
         const security = resolveSecurity(snapshot, params.symbol);
         const start = calendarDate(query.start_date, "start_date");
         const end = calendarDate(query.end_date, "end_date");
         if (end > todayUtc()) throw invalidParameter("query", "end_date", "must not be later than today");
         orderedRange(start, end, ["start_date", "end_date"]);
-        if (!snapshot.quotes.has(security.security_id)) {
+        if (!snapshot.prices.has(security.security_id)) {
           throw new ApiError("not_found", `no price data for ${security.ticker}`);
         }
-        return getDailyPrices(snapshot, security.security_id, start, end);
+        return snapshot.prices.range(security.security_id, start, end);
       },
       {
         billed: "price",
