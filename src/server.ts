@@ -48,7 +48,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: (request, bun) => handle(request, bun.requestIP(request)?.address),
+    fetch: (request, bun) => handle(request, () => bun.requestIP(request)?.address),
     maxRequestBodySize: 16 * 1024,
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;

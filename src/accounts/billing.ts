@@ -1,6 +1,9 @@
 import { hashApiKey } from "./keys.ts";
 import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 
+/** Entries a cache holds before it starts over (bounds memory under floods of keys). */
+const MAX_CACHED = 100_000;
+
 /** Credits held for one in-flight call until its final status is known. */
 export interface Reservation {
   readonly userId: string;
@@ -35,6 +38,9 @@ interface PendingDebit extends Debit {
 export class Billing {
   private readonly reserved = new Map<string, number>();
   private readonly keyCache = new Map<string, ApiKeyInfo>();
+  /** Balances as last read or debited by this process; dropped when the accounts change elsewhere. */
+  private readonly balances = new Map<string, number>();
+  private seenRevision: number;
   private pending: PendingDebit[] = [];
   private flushScheduled = false;
   private seenVersion: number;
@@ -45,22 +51,26 @@ export class Billing {
     pollMs: number,
   ) {
     this.seenVersion = store.dataVersion();
+    this.seenRevision = store.revision;
     this.timer = setInterval(() => this.refreshIfChanged(), pollMs);
     this.timer.unref?.();
   }
 
   /**
    * The key's record if the presented key is valid now; null for every kind of bad key
-   * (unknown, disabled, expired), so callers cannot tell them apart.
+   * (unknown, disabled, expired), so callers cannot tell them apart. Valid keys are cached by
+   * their text (process memory only: what is stored on disk is the hash), so a known key
+   * costs no hash; an unknown one is hashed and looked up every time.
    */
   authenticate(presented: string, now: Date): ApiKeyInfo | null {
-    const hash = hashApiKey(presented);
-    let key = this.keyCache.get(hash);
+    this.refreshIfChangedHere();
+    let key = this.keyCache.get(presented);
     if (!key) {
-      const found = this.store.findKeyByHash(hash);
+      const found = this.store.findKeyByHash(hashApiKey(presented));
       if (!found) return null;
       key = found;
-      this.keyCache.set(hash, key);
+      if (this.keyCache.size >= MAX_CACHED) this.keyCache.clear();
+      this.keyCache.set(presented, key);
     }
     if (key.disabled_at !== null) return null;
     if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return null;
@@ -69,7 +79,14 @@ export class Billing {
 
   /** Balance minus what is held for in-flight calls. */
   available(userId: string): number {
-    return (this.store.getBalance(userId) ?? 0) - (this.reserved.get(userId) ?? 0);
+    this.refreshIfChangedHere();
+    let balance = this.balances.get(userId);
+    if (balance === undefined) {
+      balance = this.store.getBalance(userId) ?? 0;
+      if (this.balances.size >= MAX_CACHED) this.balances.clear();
+      this.balances.set(userId, balance);
+    }
+    return balance - (this.reserved.get(userId) ?? 0);
   }
 
   /** Holds `cost` credits atomically (this runs synchronously on the one JS thread). */
@@ -136,7 +153,12 @@ export class Billing {
       }
       return;
     }
-    for (const p of batch) this.unhold(p.reservation);
+    for (const [i, p] of batch.entries()) {
+      this.unhold(p.reservation);
+      const cached = this.balances.get(p.userId);
+      if (applied[i] && cached !== undefined) this.balances.set(p.userId, cached - p.cost);
+      else if (!applied[i]) this.balances.delete(p.userId);
+    }
     for (const [i, p] of batch.entries()) {
       p.resolve(
         applied[i]
@@ -163,11 +185,23 @@ export class Billing {
     else this.reserved.delete(reservation.userId);
   }
 
-  /** Drops cached keys when another process (the CLI) committed a change. */
+  /** Drops cached keys and balances when another process (the CLI) committed a change. */
   private refreshIfChanged(): void {
     const version = this.store.dataVersion();
     if (version === this.seenVersion) return;
     this.seenVersion = version;
+    this.dropCaches();
+  }
+
+  /** The same for changes made through this process's own store (grants, key changes). */
+  private refreshIfChangedHere(): void {
+    if (this.store.revision === this.seenRevision) return;
+    this.seenRevision = this.store.revision;
+    this.dropCaches();
+  }
+
+  private dropCaches(): void {
     this.keyCache.clear();
+    this.balances.clear();
   }
 }

@@ -49,6 +49,13 @@ const KEY_COLUMNS = "id, user_id, name, prefix, created_at, expires_at, disabled
  * ledger row in the same transaction, so balance = sum(ledger.delta) per user, always.
  */
 export class AccountsStore {
+  /**
+   * Counts changes made through this connection other than debits (users, keys, grants), so
+   * a cache over this store (Billing) knows to reload; other processes' changes show in
+   * `dataVersion`.
+   */
+  revision = 0;
+
   private constructor(readonly db: Database) {}
 
   static open(path: string): AccountsStore {
@@ -60,6 +67,7 @@ export class AccountsStore {
   }
 
   createUser(email: string, credits = 0): Result<User, "EMAIL_TAKEN" | "INVALID_AMOUNT"> {
+    this.revision++;
     if (!Number.isSafeInteger(credits) || credits < 0) {
       return { ok: false, code: "INVALID_AMOUNT", message: "credits must be a non-negative integer" };
     }
@@ -88,6 +96,7 @@ export class AccountsStore {
   }
 
   createKey(userId: string, name: string | null, expiresAt: string | null) {
+    this.revision++;
     const key = generateApiKey();
     const info: ApiKeyInfo = {
       id: newId("key"),
@@ -126,6 +135,7 @@ export class AccountsStore {
 
   /** Disables or re-enables a key; false when no such key. */
   setKeyDisabled(keyId: string, disabled: boolean): boolean {
+    this.revision++;
     const result = this.db
       .query("UPDATE api_keys SET disabled_at = $at WHERE id = $id")
       .run({ id: keyId, at: disabled ? new Date().toISOString() : null });
@@ -144,6 +154,7 @@ export class AccountsStore {
     amount: number,
     reason: string,
   ): Result<number, "INVALID_AMOUNT" | "NO_FUNDS"> {
+    this.revision++;
     if (!Number.isSafeInteger(amount) || amount === 0) {
       return { ok: false, code: "INVALID_AMOUNT", message: "amount must be a non-zero integer" };
     }

@@ -60,5 +60,9 @@ export function createApp(deps: AppDeps) {
     route: (request) => app.handle(request),
     now: deps.now ?? (() => new Date()),
   });
-  return { app, idempotency, handle: (request: Request, address?: string) => edge.handle(request, address) };
+  return {
+    app,
+    idempotency,
+    handle: (request: Request, addressOf?: () => string | undefined) => edge.handle(request, addressOf),
+  };
 }

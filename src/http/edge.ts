@@ -50,7 +50,8 @@ export class Edge {
     this.authFailures = new AuthFailureThrottle(deps.limits.authFailuresPerMinute);
   }
 
-  async handle(request: Request, address = "unknown"): Promise<Response> {
+  /** `addressOf` gives the client's address; asked only when a key is checked (it costs a syscall). */
+  async handle(request: Request, addressOf: () => string | undefined = () => undefined): Promise<Response> {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
     const url = new URL(request.url);
@@ -70,6 +71,7 @@ export class Edge {
       });
     }
     if (PUBLIC.test(url.pathname)) return this.serve(request, url, requestId, startedAt, null);
+    const address = addressOf() ?? "unknown";
     const blocked = this.authFailures.blockedFor(address);
     if (blocked > 0) return fail(rateLimited("too many failed authentications from this address", blocked));
     const key = this.authenticate(request);

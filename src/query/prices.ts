@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   dateOfDay,
@@ -32,7 +32,8 @@ export class PriceStore {
   /** The snapshot's price file, or an empty store when it has no prices. */
   static open(dir: string): PriceStore {
     const path = join(dir, PRICE_FILE);
-    if (!existsSync(path)) return new PriceStore(new Float64Array(0), {});
+    // mmap of an empty file fails: a snapshot without prices has an empty price file.
+    if (!existsSync(path) || statSync(path).size === 0) return new PriceStore(new Float64Array(0), {});
     const bytes = Bun.mmap(path);
     const records = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
     const index = JSON.parse(readFileSync(join(dir, PRICE_INDEX_FILE), "utf8")) as PriceIndex;
