@@ -182,21 +182,91 @@ export class AccountsStore {
   }
 
   /**
-   * Commits many debits in one transaction (group commit). Each is guarded: it applies only
-   * if the balance covers it. Returns, per debit, whether it applied.
+   * Commits many debits in one transaction (group commit): one guarded balance update per
+   * user for the batch's total, one ledger row per call, and the response of each call made
+   * with an idempotency key — both or neither. If a user's total is not covered (reservations
+   * make that impossible within one serving process), that user's debits are applied one by
+   * one, each guarded. Returns, per debit, whether it applied.
    */
   commitDebits(debits: readonly Debit[]): boolean[] {
     const now = new Date().toISOString();
-    const touch = this.db.query("UPDATE api_keys SET last_used_at = $now WHERE id = $id");
+    const s = this.statements();
     return this.db
       .transaction(() => {
-        const applied = debits.map((d) =>
-          this.applyDelta(d.userId, -d.cost, "usage", d.endpoint, d.requestId, now),
-        );
-        for (const keyId of new Set(debits.map((d) => d.keyId))) touch.run({ now, id: keyId });
+        const totals = new Map<string, number>();
+        for (const d of debits) totals.set(d.userId, (totals.get(d.userId) ?? 0) + d.cost);
+        const covered = new Set<string>();
+        for (const [u, total] of totals) if (s.debitUser.run({ u, total }).changes === 1) covered.add(u);
+        const applied = debits.map((d) => {
+          const ok =
+            covered.has(d.userId) || this.applyDelta(d.userId, -d.cost, "usage", null, null, now, true);
+          if (!ok) return false;
+          s.ledger.run({
+            u: d.userId,
+            delta: -d.cost,
+            reason: "usage",
+            endpoint: d.endpoint,
+            request_id: d.requestId,
+            now,
+          });
+          const r = d.idempotent;
+          if (r)
+            s.remember.run({
+              u: d.userId,
+              key: r.key,
+              hash: r.request_hash,
+              status: r.status,
+              type: r.content_type,
+              body: r.body,
+              now,
+            });
+          return true;
+        });
+        for (const keyId of new Set(debits.map((d) => d.keyId))) s.touch.run({ now, id: keyId });
         return applied;
       })
       .immediate();
+  }
+
+  private prepared: ReturnType<AccountsStore["prepare"]> | null = null;
+
+  /** The statements of the debit path, prepared once. */
+  private statements() {
+    this.prepared ??= this.prepare();
+    return this.prepared;
+  }
+
+  private prepare() {
+    return {
+      debitUser: this.db.prepare<unknown, { u: string; total: number }>(
+        "UPDATE users SET balance = balance - $total WHERE id = $u AND balance >= $total",
+      ),
+      ledger: this.db.prepare<
+        unknown,
+        { u: string; delta: number; reason: string; endpoint: string; request_id: string; now: string }
+      >(
+        `INSERT INTO ledger (user_id, delta, reason, endpoint, request_id, created_at)
+         VALUES ($u, $delta, $reason, $endpoint, $request_id, $now)`,
+      ),
+      remember: this.db.prepare<
+        unknown,
+        {
+          u: string;
+          key: string;
+          hash: string;
+          status: number;
+          type: string | null;
+          body: Uint8Array;
+          now: string;
+        }
+      >(
+        `INSERT OR REPLACE INTO idempotency (user_id, key, request_hash, status, content_type, body, created_at)
+         VALUES ($u, $key, $hash, $status, $type, $body, $now)`,
+      ),
+      touch: this.db.prepare<unknown, { now: string; id: string }>(
+        "UPDATE api_keys SET last_used_at = $now WHERE id = $id",
+      ),
+    };
   }
 
   /** Calls and credits per endpoint since `since` (ISO 8601), from the ledger. */
@@ -230,7 +300,7 @@ export class AccountsStore {
     return (this.db.query("PRAGMA data_version").get() as { data_version: number }).data_version;
   }
 
-  /** One guarded balance change plus its ledger row; run inside a transaction. */
+  /** One guarded balance change plus (unless `balanceOnly`) its ledger row; run inside a transaction. */
   private applyDelta(
     userId: string,
     delta: number,
@@ -238,11 +308,13 @@ export class AccountsStore {
     endpoint: string | null = null,
     requestId: string | null = null,
     now = new Date().toISOString(),
+    balanceOnly = false,
   ): boolean {
     const updated = this.db
       .query("UPDATE users SET balance = balance + $delta WHERE id = $u AND balance + $delta >= 0")
       .run({ delta, u: userId });
     if (updated.changes !== 1) return false;
+    if (balanceOnly) return true;
     this.db
       .query(
         `INSERT INTO ledger (user_id, delta, reason, endpoint, request_id, created_at)
