@@ -4,6 +4,10 @@ import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 /** Entries a cache holds before it starts over (bounds memory under floods of keys). */
 const MAX_CACHED = 100_000;
 
+function isValidNow(key: ApiKeyInfo, now: Date): boolean {
+  return key.disabled_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now.getTime());
+}
+
 /** Credits held for one in-flight call until its final status is known. */
 export interface Reservation {
   readonly userId: string;
@@ -72,9 +76,14 @@ export class Billing {
       if (this.keyCache.size >= MAX_CACHED) this.keyCache.clear();
       this.keyCache.set(presented, key);
     }
-    if (key.disabled_at !== null) return null;
-    if (key.expires_at !== null && Date.parse(key.expires_at) <= now.getTime()) return null;
-    return key;
+    return isValidNow(key, now) ? key : null;
+  }
+
+  /** The key if it is cached and valid now; null otherwise (nothing is hashed or read). */
+  knownKey(presented: string, now: Date): ApiKeyInfo | null {
+    this.refreshIfChangedHere();
+    const key = this.keyCache.get(presented);
+    return key && isValidNow(key, now) ? key : null;
   }
 
   /** Balance minus what is held for in-flight calls. */

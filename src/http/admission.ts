@@ -23,7 +23,7 @@ export function admissionError(request: Request, url: URL): ApiError | null {
   if (request.url.length > MAX_URL_LENGTH) {
     return new ApiError("invalid_parameter", `the URL is longer than ${MAX_URL_LENGTH} characters`);
   }
-  const keyParam = KEY_PARAMS.find((name) => url.searchParams.has(name));
+  const keyParam = [...url.searchParams.keys()].find((name) => KEY_PARAMS.includes(name.toLowerCase()));
   if (keyParam) {
     return invalidParameter(
       "query",

@@ -50,10 +50,32 @@ export class Edge {
     this.authFailures = new AuthFailureThrottle(deps.limits.authFailuresPerMinute);
   }
 
-  /** `addressOf` gives the client's address; asked only when a key is checked (it costs a syscall). */
+  /**
+   * Answers one request. Never throws: anything unexpected becomes a 500 problem+json that
+   * says nothing of its cause (the log has it). `addressOf` gives the client's address; it is
+   * asked only for keys that are not already known to be valid (it costs a syscall).
+   */
   async handle(request: Request, addressOf: () => string | undefined = () => undefined): Promise<Response> {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
+    try {
+      return await this.admit(request, addressOf, requestId, startedAt);
+    } catch (error) {
+      this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
+      const internal = new ApiError(
+        "internal",
+        "an internal error occurred; quote the request id when reporting it",
+      );
+      return problemResponse(internal, requestId);
+    }
+  }
+
+  private async admit(
+    request: Request,
+    addressOf: () => string | undefined,
+    requestId: string,
+    startedAt: number,
+  ) {
     const url = new URL(request.url);
     const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
       this.finish(request, url, problemResponse(error, requestId), { requestId, startedAt, key });
@@ -64,39 +86,47 @@ export class Edge {
       return this.finish(request, url, Response.redirect("/docs", 308), { requestId, startedAt, key: null });
     }
     if (url.pathname === "/metrics") {
-      return this.finish(request, url, this.deps.metrics.respond(request, requestId), {
-        requestId,
-        startedAt,
-        key: null,
-      });
+      const metrics = this.deps.metrics.respond(request, requestId);
+      return this.finish(request, url, metrics, { requestId, startedAt, key: null });
     }
-    if (PUBLIC.test(url.pathname)) return this.serve(request, url, requestId, startedAt, null);
-    const address = addressOf() ?? "unknown";
-    const blocked = this.authFailures.blockedFor(address);
-    if (blocked > 0) return fail(rateLimited("too many failed authentications from this address", blocked));
-    const key = this.authenticate(request);
-    if (!key) {
-      this.authFailures.fail(address);
-      return fail(unauthorized());
-    }
+    if (PUBLIC.test(url.pathname)) return this.serve(request, url, requestId, startedAt, null, () => {});
+    const key = this.authenticate(request, addressOf);
+    if (!("id" in key)) return fail(key.error);
     const rate = this.rate.take(key.id);
     if (!rate.ok) return fail(rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0)), key);
     if (!this.inFlight.enter(key.id))
       return fail(rateLimited("too many calls of this key in flight", 1), key);
-    try {
-      const response = await this.serve(request, url, requestId, startedAt, key);
-      for (const [name, value] of Object.entries(this.rate.headers(rate.remaining)))
-        response.headers.set(name, value);
-      return response;
-    } finally {
-      this.inFlight.leave(key.id);
-    }
+    // The in-flight place is given back when the routed work ends, not when a 503 is sent.
+    const response = await this.serve(request, url, requestId, startedAt, key, () =>
+      this.inFlight.leave(key.id),
+    );
+    for (const [name, value] of Object.entries(this.rate.headers(rate.remaining)))
+      response.headers.set(name, value);
+    return response;
   }
 
-  /** The key if valid, else null. Every malformed header still costs one hash: one path for all. */
-  private authenticate(request: Request): ApiKeyInfo | null {
-    const match = BEARER.exec(request.headers.get("authorization") ?? "");
-    return this.deps.billing.authenticate(match?.[1] ?? "", this.deps.now());
+  /**
+   * The key if valid, else the error to answer with. A key already known to be valid passes
+   * at once; any other is refused without being checked while its address is throttled for
+   * failing (so a flood of bad keys costs no hashing and never locks out good keys), else
+   * checked — every malformed header still costs one hash: one path for every kind of bad key.
+   */
+  private authenticate(
+    request: Request,
+    addressOf: () => string | undefined,
+  ): ApiKeyInfo | { error: ApiError } {
+    const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    const now = this.deps.now();
+    const known = this.deps.billing.knownKey(presented, now);
+    if (known) return known;
+    const address = addressOf() ?? "unknown";
+    const blocked = this.authFailures.blockedFor(address);
+    if (blocked > 0)
+      return { error: rateLimited("too many failed authentications from this address", blocked) };
+    const key = this.deps.billing.authenticate(presented, now);
+    if (key) return key;
+    this.authFailures.fail(address);
+    return { error: unauthorized() };
   }
 
   private async serve(
@@ -105,6 +135,7 @@ export class Edge {
     requestId: string,
     startedAt: number,
     key: ApiKeyInfo | null,
+    routedWorkDone: () => void,
   ) {
     const ctx: RequestContext = {
       requestId,
@@ -115,6 +146,9 @@ export class Edge {
       reservation: null,
       idempotency: null,
     };
+    // The snapshot stays held until the routed work ends, even past a 503 for a timeout:
+    // a query still running must never see its snapshot closed.
+    let work: Promise<unknown> = Promise.resolve();
     try {
       const header = request.headers.get("idempotency-key");
       if (key && header !== null) {
@@ -123,10 +157,17 @@ export class Edge {
       }
       const routed = request.method === "HEAD" ? new Request(request, { method: "GET" }) : request;
       setContext(routed, ctx);
-      const response = await this.withinBudget(ctx, this.deps.route(routed));
+      const pending = this.deps.route(routed);
+      work = pending.catch(() => {});
+      const response = await this.withinBudget(ctx, pending);
       return this.finish(request, url, await this.settle(ctx, request, response), ctx);
     } finally {
-      ctx.snapshot?.release();
+      // A retry waiting on this call must never wait forever.
+      this.pending.get(ctx)?.abandon();
+      void work.finally(() => {
+        ctx.snapshot?.release();
+        routedWorkDone();
+      });
     }
   }
 
@@ -216,6 +257,7 @@ export class Edge {
       );
     }
     if (stored) waiting?.finish(stored);
+    this.pending.delete(ctx);
     response.headers.set("x-credits-charged", String(PRICING[ctx.endpoint]));
     response.headers.set("x-credits-remaining", String(committed.remaining));
     return response;

@@ -66,7 +66,11 @@ export class IdempotencyGate {
       resolve = r;
     });
     this.running.set(slot, { hash, done });
+    let settled = false;
+    // Once only: a call may be both finished and, in its cleanup, abandoned.
     const settle = (response: Omit<IdempotentResponse, "created_at"> | null) => {
+      if (settled) return;
+      settled = true;
       this.running.delete(slot);
       resolve(response);
     };

@@ -102,12 +102,15 @@ export class InFlightLimiter {
 }
 
 /**
- * Failed authentications per client address in a sliding minute. An address over the limit
- * is refused before its key is even hashed, so a flood of bad keys costs little and cannot
- * slow callers with good keys.
+ * Failed authentications per client address, counted in a one-minute window that starts at
+ * the address's first failure. An address over the limit is refused before its key is even
+ * hashed, so a flood of bad keys costs little. IPv6 addresses count per /64 (one host
+ * usually holds a whole /64). Memory is bounded: past 50,000 addresses, expired windows are
+ * swept, and if that frees nothing all are forgotten (a flood from that many addresses within
+ * a minute resets the throttle rather than the server's memory).
  */
 export class AuthFailureThrottle {
-  private readonly failures = new Map<string, number[]>();
+  private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(
     private readonly perMinute: number,
@@ -116,25 +119,32 @@ export class AuthFailureThrottle {
 
   /** Seconds until the address may try again, or 0 when it may now. */
   blockedFor(address: string): number {
-    const recent = this.recent(address, this.now());
-    if (recent.length < this.perMinute) return 0;
-    return Math.max(1, Math.ceil((60_000 - (this.now() - (recent[0] as number))) / 1000));
+    const window = this.windows.get(group(address));
+    const at = this.now();
+    if (!window || at - window.start >= 60_000 || window.count < this.perMinute) return 0;
+    return Math.max(1, Math.ceil((60_000 - (at - window.start)) / 1000));
   }
 
   fail(address: string): void {
+    const key = group(address);
     const at = this.now();
-    if (this.failures.size >= SWEEP_AT) this.sweep(at);
-    const recent = this.recent(address, at);
-    recent.push(at);
-    this.failures.set(address, recent.slice(-this.perMinute));
-  }
-
-  private recent(address: string, at: number): number[] {
-    return (this.failures.get(address) ?? []).filter((t) => at - t < 60_000);
+    let window = this.windows.get(key);
+    if (!window || at - window.start >= 60_000) {
+      if (this.windows.size >= SWEEP_AT) this.sweep(at);
+      window = { start: at, count: 0 };
+      this.windows.set(key, window);
+    }
+    window.count++;
   }
 
   private sweep(at: number): void {
-    for (const [address, times] of this.failures)
-      if (times.every((t) => at - t >= 60_000)) this.failures.delete(address);
+    for (const [key, window] of this.windows) if (at - window.start >= 60_000) this.windows.delete(key);
+    if (this.windows.size >= SWEEP_AT) this.windows.clear();
   }
+}
+
+/** IPv6 addresses by their /64 prefix; IPv4 (and IPv4-mapped) as they are. */
+function group(address: string): string {
+  if (!address.includes(":") || address.startsWith("::ffff:")) return address;
+  return address.split(":").slice(0, 4).join(":");
 }

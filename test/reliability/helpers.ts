@@ -1,0 +1,383 @@
+/**
+ * Shared helpers of the reliability tests: the replay seed, a seeded PRNG, ledger probes,
+ * problem+json checks, a gate that holds calls inside their handler, and an in-process edge
+ * that can be called "from" any client address.
+ */
+import { expect } from "bun:test";
+import { join } from "node:path";
+import { Billing } from "../../src/accounts/billing.ts";
+import { AccountsStore } from "../../src/accounts/store.ts";
+import type { Limits } from "../../src/config.ts";
+import { createApp } from "../../src/http/app.ts";
+import { createLogger } from "../../src/log.ts";
+import { openDuckDb } from "../../src/query/duckdb.ts";
+import type { LoadedSnapshot } from "../../src/query/snapshot.ts";
+import { SnapshotService } from "../../src/query/snapshot.ts";
+import type { TestServer } from "../helpers/server.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Seeds
+
+/**
+ * The seed of a randomised test: `STOCKD_TEST_SEED` when set (to replay a failing run), else a
+ * fresh one. Always printed, so a failing run names the seed that replays it.
+ */
+export function testSeed(label: string): number {
+  const raw = process.env.STOCKD_TEST_SEED;
+  let seed: number;
+  if (raw !== undefined && raw !== "") {
+    seed = Number(raw);
+    if (!Number.isSafeInteger(seed)) throw new Error(`STOCKD_TEST_SEED must be an integer, got "${raw}"`);
+    seed |= 0;
+  } else {
+    seed = (Math.random() * 2 ** 32) | 0;
+  }
+  console.log(`[${label}] seed=${seed} (replay: STOCKD_TEST_SEED=${seed})`);
+  return seed;
+}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same sequence. */
+export function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    /** An integer in [min, max]. */
+    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
+    shuffle: <T>(items: readonly T[]): T[] => {
+      const out = [...items];
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = Math.floor(next() * (i + 1));
+        [out[i], out[j]] = [out[j] as T, out[i] as T];
+      }
+      return out;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ledger and account probes
+
+export interface UsageRows {
+  /** Number of `usage` ledger rows (one per charged call). */
+  rows: number;
+  /** Credits those rows debited. */
+  credits: number;
+  /** The request ids the rows name. */
+  requestIds: string[];
+}
+
+/** The user's `usage` rows in the ledger, read on the server's own connection. */
+export function usageRows(server: Pick<TestServer, "accounts">, userId: string): UsageRows {
+  const rows = server.accounts.db
+    .query<{ delta: number; request_id: string }, { u: string }>(
+      "SELECT delta, request_id FROM ledger WHERE user_id = $u AND reason = 'usage' ORDER BY id",
+    )
+    .all({ u: userId });
+  return {
+    rows: rows.length,
+    credits: rows.reduce((n, r) => n - r.delta, 0),
+    requestIds: rows.map((r) => r.request_id),
+  };
+}
+
+/** balance = sum(ledger.delta) ≥ 0, and the expected balance when given. Returns the balance. */
+export function expectLedgerConsistent(
+  server: Pick<TestServer, "accounts">,
+  userId: string,
+  expected?: number,
+): number {
+  const balance = server.accounts.getBalance(userId) as number;
+  expect(balance).toBeGreaterThanOrEqual(0);
+  expect(server.accounts.ledgerSum(userId)).toBe(balance);
+  if (expected !== undefined) expect(balance).toBe(expected);
+  return balance;
+}
+
+interface AccountView {
+  balance: number;
+  reserved: number;
+  available: number;
+}
+
+/** `GET /account` (free) with this key. */
+export async function account(server: TestServer, key: string): Promise<AccountView> {
+  const res = await server.get("/account", key);
+  expect(res.status).toBe(200);
+  return (await res.json()) as AccountView;
+}
+
+/**
+ * Waits until no credits are held for the key's user (calls that were cut off still settle
+ * their reservation once their handler ends); fails if some stay held.
+ */
+export async function expectNothingHeld(server: TestServer, key: string, withinMs = 3000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  let view = await account(server, key);
+  while (view.reserved !== 0 && Date.now() < deadline) {
+    await Bun.sleep(25);
+    view = await account(server, key);
+  }
+  expect(view.reserved).toBe(0);
+  expect(view.available).toBe(view.balance);
+}
+
+/** Credits a response says it charged (0 when the header is absent). */
+export function chargedBy(res: Response): number {
+  return Number(res.headers.get("x-credits-charged") ?? "0");
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+  errors?: { in: string; name: string; message: string }[];
+}
+
+/**
+ * Asserts an RFC 9457 problem response (content type, status, code, request id equal to the
+ * `X-Request-Id` header, nothing charged) and returns its body.
+ */
+export async function expectProblem(res: Response, status?: number, code?: string): Promise<Problem> {
+  const text = await res.text();
+  const where = `${res.status} ${res.url}: ${text.slice(0, 300)}`;
+  expect(res.headers.get("content-type"), where).toBe("application/problem+json");
+  if (status !== undefined) expect(res.status, where).toBe(status);
+  const body = JSON.parse(text) as Problem;
+  expect(body.status, where).toBe(res.status);
+  if (code !== undefined) expect(body.code, where).toBe(code);
+  expect(body.request_id, where).toMatch(/^[0-9a-f-]{36}$/);
+  expect(res.headers.get("x-request-id"), where).toBe(body.request_id);
+  expect(chargedBy(res), where).toBe(0);
+  return body;
+}
+
+/** Polls `condition` every 5 ms until it holds or `ms` pass; returns whether it held. */
+export async function waitUntil(condition: () => boolean, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(5);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A gate inside the handler
+
+/**
+ * A billed call (cost 1, 200 on the demo data) whose handler runs exactly one DuckDB query, so
+ * the gate below holds it inside its handler. (Prices are served from a memory-mapped file,
+ * not DuckDB: /stocks/{symbol}/price cannot be held.)
+ */
+export const GATED = "/calendar/earnings?ticker=DWGT&start=2015-01-01";
+/** The same endpoint with other parameters. */
+export const GATED_OTHER = "/calendar/earnings?ticker=DWGT&start=2016-01-01";
+/** The slowest cheap call: two DuckDB queries over the whole filings table. */
+export const SLOW = "/sec_filings?per_page=1000";
+
+export interface HandlerGate {
+  /** Requests that reached the edge's serve step (acquired the snapshot). */
+  readonly acquired: number;
+  /** Calls waiting at the gate, i.e. inside their handler, reservation held, in a DuckDB query. */
+  readonly waiting: number;
+  /** Gated queries not finished yet (waiting, or let through and still running). */
+  readonly busy: number;
+  /** Waits until every gated query has finished (DuckDB must not be closed under one). */
+  settled(ms?: number): Promise<boolean>;
+  /** Lets every waiting and later call through. */
+  open(): void;
+  /** Removes the gate (restores the snapshot service). */
+  remove(): void;
+}
+
+/**
+ * Holds every DuckDB query of the server's snapshot (e.g. GATED) until `open()`: a call that
+ * reaches the gate has passed auth, limits and the reservation, and has no response yet. Opened
+ * at once, it only counts queries (`busy`, `settled`). Test-only instrumentation of the
+ * in-process server's snapshot service; nothing in src/ is changed.
+ */
+export function gateHandlers(server: TestServer): HandlerGate {
+  const service = server.snapshots;
+  const original = service.acquire;
+  let release: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const state = { acquired: 0, waiting: 0, busy: 0 };
+  service.acquire = function (this: typeof service) {
+    const snapshot = original.call(service);
+    if (!snapshot) return snapshot;
+    state.acquired++;
+    return new Proxy(snapshot, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (prop === "all") {
+          return async (...args: Parameters<LoadedSnapshot["all"]>) => {
+            state.busy++;
+            state.waiting++;
+            try {
+              await opened;
+              state.waiting--;
+              return await target.all(...args);
+            } finally {
+              state.busy--;
+            }
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  };
+  return {
+    get acquired() {
+      return state.acquired;
+    },
+    get waiting() {
+      return state.waiting;
+    },
+    get busy() {
+      return state.busy;
+    },
+    settled: (ms = 5000) => waitUntil(() => state.busy === 0, ms),
+    open: () => release(),
+    remove() {
+      release();
+      service.acquire = original;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edge without a socket: requests from any client address
+
+export interface EdgeUnderTest {
+  accounts: AccountsStore;
+  /** What the server's fetch calls, with the client address it would pass. */
+  handle(request: Request, address: string): Promise<Response>;
+  newKey(credits: number): { userId: string; key: string };
+  close(): Promise<void>;
+}
+
+let edgeUsers = 0;
+
+/**
+ * The app and its edge over a data dir, built as `startServer` builds them, without Bun.serve:
+ * the tests can then present any client address (over a socket every test client is 127.0.0.1).
+ */
+export async function startEdge(dataDir: string, limits: Limits): Promise<EdgeUnderTest> {
+  const log = createLogger("silent");
+  const accounts = AccountsStore.open(join(dataDir, "accounts.db"));
+  const billing = new Billing(accounts, 200);
+  const instance = await openDuckDb();
+  const snapshots = new SnapshotService(instance, dataDir, log);
+  await snapshots.refresh();
+  const { handle } = createApp({ accounts, billing, snapshots, log, version: "test", limits });
+  // The edge takes the client address as a function (`addressOf`, asked only when a key is
+  // checked); one function per address, so that an edge keyed by the value it was given sees
+  // the same key for the same address too.
+  const call = handle as unknown as (request: Request, addressOf: () => string) => Promise<Response>;
+  const addressFns = new Map<string, () => string>();
+  const addressOf = (address: string) => {
+    let fn = addressFns.get(address);
+    if (!fn) {
+      fn = () => address;
+      addressFns.set(address, fn);
+    }
+    return fn;
+  };
+  return {
+    accounts,
+    handle: (request, address) => call(request, addressOf(address)),
+    newKey(credits) {
+      const user = accounts.createUser(`edge${++edgeUsers}@example.test`, credits);
+      if (!user.ok) throw new Error(user.message);
+      return { userId: user.value.id, key: accounts.createKey(user.value.id, null, null).key };
+    },
+    async close() {
+      billing.close();
+      snapshots.close();
+      accounts.close();
+      instance.closeSync();
+    },
+  };
+}
+
+/** Test-server limits that are effectively unlimited except for what `over` sets. */
+export function limits(over: Partial<Limits>): Limits {
+  return {
+    ratePerSecond: 1_000_000,
+    burst: 1_000_000,
+    maxInFlight: 100_000,
+    authFailuresPerMinute: 1_000_000,
+    requestTimeoutMs: 30_000,
+    ...over,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real `stockd serve` in a child process
+
+export interface ChildServer {
+  url: string;
+  get(path: string, key: string, headers?: Record<string, string>): Promise<Response>;
+  /** SIGKILL and wait for the exit. */
+  kill(): Promise<void>;
+}
+
+/**
+ * `bun src/index.ts serve` on a free port over `dataDir`, for faults whose effect must be
+ * seen as a client sees it (an error escaping the server's fetch handler would otherwise be
+ * reported by the test runner as an unhandled error of the test itself).
+ */
+export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const proc = Bun.spawn(
+    ["bun", "src/index.ts", "serve", "--data-dir", dataDir, "--port", "0", "--log-level", "info"],
+    {
+      cwd: join(import.meta.dir, "..", ".."),
+      env: { ...process.env, STOCKD_CONFIG: "", ...env },
+      stdout: "pipe",
+      stderr: "ignore",
+    },
+  );
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let url: string | null = null;
+  const deadline = Date.now() + 30_000;
+  while (url === null && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value);
+    const line = buffered.split("\n").find((l) => l.includes('"msg":"listening"'));
+    if (line) url = (JSON.parse(line) as { url: string }).url;
+  }
+  if (url === null) {
+    proc.kill("SIGKILL");
+    throw new Error(`stockd serve did not start: ${buffered.slice(0, 500)}`);
+  }
+  // Keep draining stdout so the child never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })().catch(() => {});
+  const base = url;
+  return {
+    url: base,
+    get: (path, key, headers = {}) =>
+      fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } }),
+    async kill() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * Idempotent retries (`Idempotency-Key`): the same key from the same user gets the first
+ * call's response, marked `idempotent-replayed: true`, and is charged once; other parameters
+ * are a 409; failures are not remembered; the remembered response outlives a restart.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import {
+  chargedBy,
+  expectLedgerConsistent,
+  expectNothingHeld,
+  expectProblem,
+  GATED,
+  GATED_OTHER,
+  gateHandlers,
+  spawnServer,
+  usageRows,
+  waitUntil,
+} from "./helpers.ts";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer(await demoDataDir());
+});
+afterAll(() => server.stop());
+
+const PROFILE = "/stocks/DWGT/profile";
+// GATED and GATED_OTHER (helpers.ts) are DuckDB-backed: the gate can hold them inside their handler.
+
+let keys = 0;
+const newIdempotencyKey = () => `retry-${Date.now()}-${++keys}`;
+const withKey = (value: string): RequestInit => ({ headers: { "idempotency-key": value } });
+
+describe("idempotent retries", () => {
+  test("a retry after the first call finished is replayed, marked, and not charged again", async () => {
+    const { key, userId } = server.newKey(10);
+    const idem = newIdempotencyKey();
+    const first = await server.get(PROFILE, key, withKey(idem));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const body = await first.text();
+    for (let i = 0; i < 3; i++) {
+      const again = await server.get(PROFILE, key, withKey(idem));
+      expect(again.status).toBe(200);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(chargedBy(again)).toBe(0);
+      expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
+      expect(await again.text()).toBe(body);
+    }
+    expect(usageRows(server, userId).rows).toBe(1);
+    expectLedgerConsistent(server, userId, 9);
+  });
+
+  test("50 concurrent retries while the first call runs: one debit, 49 replays, identical bodies", async () => {
+    const gate = gateHandlers(server);
+    try {
+      const { key, userId } = server.newKey(10);
+      const idem = newIdempotencyKey();
+      const calls = Array.from({ length: 50 }, () => server.get(GATED, key, withKey(idem)));
+      // All 50 are at the server (the first inside its handler, the others waiting on it).
+      expect(await waitUntil(() => gate.acquired === 50 && gate.waiting === 1)).toBe(true);
+      gate.open();
+      const responses = await Promise.all(calls);
+      const bodies = await Promise.all(responses.map((r) => r.text()));
+      expect(responses.every((r) => r.status === 200)).toBe(true);
+      expect(new Set(bodies).size).toBe(1);
+      const replayed = responses.filter((r) => r.headers.get("idempotent-replayed") === "true");
+      expect(replayed.length).toBe(49);
+      expect(replayed.every((r) => chargedBy(r) === 0)).toBe(true);
+      const original = responses.find((r) => r.headers.get("idempotent-replayed") === null) as Response;
+      expect(chargedBy(original)).toBe(1);
+      expect(usageRows(server, userId).requestIds).toEqual([original.headers.get("x-request-id") as string]);
+      expectLedgerConsistent(server, userId, 9);
+      await expectNothingHeld(server, key);
+    } finally {
+      gate.remove();
+      await gate.settled();
+    }
+  });
+
+  test("the same key with other parameters while the first call runs: 409 idempotency_conflict, not charged", async () => {
+    const gate = gateHandlers(server);
+    try {
+      const { key, userId } = server.newKey(10);
+      const idem = newIdempotencyKey();
+      const first = server.get(GATED, key, withKey(idem));
+      expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+      await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, "idempotency_conflict");
+      await expectProblem(await server.get(PROFILE, key, withKey(idem)), 409, "idempotency_conflict");
+      gate.open();
+      expect((await first).status).toBe(200);
+      expect(usageRows(server, userId).rows).toBe(1);
+      expectLedgerConsistent(server, userId, 9);
+    } finally {
+      gate.remove();
+      await gate.settled();
+    }
+  });
+
+  test("the same key with other parameters after the first call: 409, not charged", async () => {
+    const { key, userId } = server.newKey(10);
+    const idem = newIdempotencyKey();
+    expect((await server.get(GATED, key, withKey(idem))).status).toBe(200);
+    await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, "idempotency_conflict");
+    expectLedgerConsistent(server, userId, 9);
+  });
+
+  test("the parameters are compared in any order: a reordered query is the same call", async () => {
+    const gate = gateHandlers(server);
+    try {
+      const { key, userId } = server.newKey(10);
+      const idem = newIdempotencyKey();
+      const first = server.get(GATED, key, withKey(idem));
+      expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+      const reordered = server.get("/calendar/earnings?start=2015-01-01&ticker=DWGT", key, withKey(idem));
+      expect(await waitUntil(() => gate.acquired === 2)).toBe(true);
+      gate.open();
+      const [a, b] = await Promise.all([first, reordered]);
+      expect(b?.status).toBe(200);
+      expect(b?.headers.get("idempotent-replayed")).toBe("true");
+      expect(await b?.text()).toBe(await a?.text());
+      expectLedgerConsistent(server, userId, 9);
+    } finally {
+      gate.remove();
+      await gate.settled();
+    }
+  });
+
+  test("another user may use the same key: independent calls, each charged once", async () => {
+    const gate = gateHandlers(server);
+    try {
+      const a = server.newKey(10);
+      const b = server.newKey(10);
+      const idem = newIdempotencyKey();
+      const first = server.get(GATED, a.key, withKey(idem));
+      expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+      // B's call with the same key and other parameters is not a conflict and does not wait for A's.
+      const other = server.get(GATED_OTHER, b.key, withKey(idem));
+      expect(await waitUntil(() => gate.waiting === 2)).toBe(true);
+      gate.open();
+      for (const res of await Promise.all([first, other])) {
+        expect(res.status).toBe(200);
+        expect(res.headers.get("idempotent-replayed")).toBeNull();
+        expect(chargedBy(res)).toBe(1);
+      }
+      const again = await server.get(PROFILE, b.key, withKey(newIdempotencyKey()));
+      expect(again.status).toBe(200);
+      expectLedgerConsistent(server, a.userId, 9);
+      expectLedgerConsistent(server, b.userId, 8);
+    } finally {
+      gate.remove();
+      await gate.settled();
+    }
+  });
+
+  test("a failed first call (404) is not remembered: the retry runs again and is free; the key stays usable", async () => {
+    const { key, userId } = server.newKey(10);
+    const idem = newIdempotencyKey();
+    for (let i = 0; i < 3; i++) {
+      const res = await server.get("/stocks/NOSUCH/profile", key, withKey(idem));
+      expect(res.headers.get("idempotent-replayed")).toBeNull();
+      await expectProblem(res, 404, "not_found");
+    }
+    // Nothing was remembered, so the key is not bound to the failed call's parameters.
+    const ok = await server.get(PROFILE, key, withKey(idem));
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("idempotent-replayed")).toBeNull();
+    expect(usageRows(server, userId).rows).toBe(1);
+    expectLedgerConsistent(server, userId, 9);
+  });
+
+  test("a first call whose client went away is not remembered: the waiting retry runs and is charged once", async () => {
+    const gate = gateHandlers(server);
+    try {
+      const { key, userId } = server.newKey(10);
+      const idem = newIdempotencyKey();
+      const abort = new AbortController();
+      const first = server.get(GATED, key, { ...withKey(idem), signal: abort.signal }).catch(() => null);
+      expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+      const retry = server.get(GATED, key, withKey(idem));
+      expect(await waitUntil(() => gate.acquired === 2)).toBe(true);
+      abort.abort();
+      expect(await first).toBeNull();
+      await Bun.sleep(100);
+      gate.open();
+      const res = await retry;
+      expect(res.status).toBe(200);
+      expect(res.headers.get("idempotent-replayed")).toBeNull();
+      expect(usageRows(server, userId).requestIds).toEqual([res.headers.get("x-request-id") as string]);
+      expectLedgerConsistent(server, userId, 9);
+      await expectNothingHeld(server, key);
+    } finally {
+      gate.remove();
+      await gate.settled();
+    }
+  });
+
+  test("an invalid key (256 characters, a space, empty, non-ASCII) is a 400 naming Idempotency-Key, not charged", async () => {
+    const { key, userId } = server.newKey(10);
+    for (const bad of ["k".repeat(256), "has space", "", "tab\tkey", "caf\u00e9"]) {
+      const res = await server.get(PROFILE, key, withKey(bad));
+      const body = await expectProblem(res, 400, "invalid_parameter");
+      expect(body.errors?.[0]?.name, JSON.stringify(bad)).toBe("Idempotency-Key");
+      expect(body.errors?.[0]?.in).toBe("header");
+    }
+    expectLedgerConsistent(server, userId, 10);
+    // The longest valid key, 255 visible ASCII characters, is accepted.
+    const longest = await server.get(PROFILE, key, withKey(`${"k".repeat(254)}~`));
+    expect(longest.status).toBe(200);
+    expectLedgerConsistent(server, userId, 9);
+  });
+
+  test("the remembered response survives a restart and is still not charged", async () => {
+    const dataDir = await demoDataDir();
+    let first = await startTestServer(dataDir);
+    const { key, userId } = first.newKey(10);
+    const idem = newIdempotencyKey();
+    const original = await first.get(PROFILE, key, withKey(idem));
+    expect(original.status).toBe(200);
+    const body = await original.text();
+    await first.stop();
+    first = await startTestServer(dataDir);
+    try {
+      const again = await first.get(PROFILE, key, withKey(idem));
+      expect(again.status).toBe(200);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await again.text()).toBe(body);
+      expect(usageRows(first, userId).rows).toBe(1);
+      expectLedgerConsistent(first, userId, 9);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("after a failed commit, a retry with the same key is answered (not left waiting)", async () => {
+    // The real server in a child process: the failing commit escapes its fetch handler.
+    const dataDir = await demoDataDir();
+    const store = openAccounts(dataDir);
+    const user = store.createUser("commit-fails@example.test", 10);
+    if (!user.ok) throw new Error(user.message);
+    const userId = user.value.id;
+    const { key } = store.createKey(userId, null, null);
+    store.db.exec(
+      `CREATE TRIGGER fail_usage BEFORE INSERT ON ledger WHEN NEW.reason = 'usage'
+       BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END`,
+    );
+    const child = await spawnServer(dataDir);
+    try {
+      const idem = newIdempotencyKey();
+      expect((await child.get(PROFILE, key, { "idempotency-key": idem })).status).toBe(500);
+      store.db.exec("DROP TRIGGER fail_usage");
+      const retry = await Promise.race([
+        child.get(PROFILE, key, { "idempotency-key": idem }).then((r) => r.status),
+        Bun.sleep(3000).then(() => "no answer within 3 s"),
+      ]);
+      expect(retry).toBe(200);
+      expect(store.getBalance(userId)).toBe(9);
+      expect(store.ledgerSum(userId)).toBe(9);
+    } finally {
+      await child.kill();
+      store.close();
+    }
+  });
+});
