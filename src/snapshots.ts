@@ -99,12 +99,41 @@ export function activateSnapshot(dataDir: string, id: string): void {
   renameSync(tmp, join(dataDir, "CURRENT"));
 }
 
-/** Removes staging directories left by an interrupted import. */
+/** The staging directory name of an import run by this process: `.staging-<id>-<pid>`. */
+export function stagingName(id: string): string {
+  return `.staging-${id}-${process.pid}`;
+}
+
+/**
+ * Removes what interrupted imports and activations left: staging directories and CURRENT
+ * temp files whose process is gone. Those of a process still running (another import in
+ * progress) are kept.
+ */
 export function cleanStaging(dataDir: string): void {
   const dir = snapshotsDir(dataDir);
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith(".staging-")) rmSync(join(dir, name), { recursive: true, force: true });
+  if (existsSync(dir)) {
+    for (const name of readdirSync(dir)) {
+      const owner = /^\.staging-.*-(\d+)$/.exec(name)?.[1];
+      if (name.startsWith(".staging-") && !isRunning(owner))
+        rmSync(join(dir, name), { recursive: true, force: true });
+    }
+  }
+  if (!existsSync(dataDir)) return;
+  for (const name of readdirSync(dataDir)) {
+    const owner = /^CURRENT\.(\d+)\.tmp$/.exec(name)?.[1];
+    if (owner !== undefined && !isRunning(owner)) rmSync(join(dataDir, name), { force: true });
+  }
+}
+
+/** True when a process with this pid exists (other than this one, which is not a leftover). */
+function isRunning(pid: string | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

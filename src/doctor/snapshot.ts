@@ -86,6 +86,11 @@ async function checkTables(dir: string, manifest: Manifest): Promise<Finding[]> 
       const problem = await checkTable(db, dir, table, entry);
       if (problem) problems.push(fail("snapshot", problem));
     }
+    // The files the server reads directly (the price file and its index): size and SHA-256.
+    for (const [name, entry] of Object.entries(manifest.files ?? {})) {
+      const problem = await tableFileProblem(dir, name, entry, true);
+      if (problem) problems.push(fail("snapshot", problem));
+    }
     return problems;
   } finally {
     db.close();

@@ -9,6 +9,7 @@ import {
   sha256File,
   snapshotDir,
   snapshotsDir,
+  stagingName,
   type TableEntry,
 } from "../snapshots.ts";
 import { PriceFileWriter } from "./price-file.ts";
@@ -51,7 +52,7 @@ export class SnapshotWriter {
   static async open(dataDir: string): Promise<SnapshotWriter> {
     cleanStaging(dataDir);
     const id = newSnapshotId();
-    const dir = join(snapshotsDir(dataDir), `.staging-${id}`);
+    const dir = join(snapshotsDir(dataDir), stagingName(id));
     mkdirSync(dir, { recursive: true });
     const instance = await openDuckDb();
     const db = await Db.connect(instance);
