@@ -62,7 +62,10 @@ export class AccountsStore {
     return new AccountsStore(openAccountsDb(path));
   }
 
+  /** Finalizes the prepared statements (an open statement keeps the file open) and closes. */
   close(): void {
+    for (const statement of Object.values(this.prepared ?? {})) statement.finalize();
+    this.prepared = null;
     this.db.close();
   }
 
