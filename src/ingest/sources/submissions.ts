@@ -4,6 +4,7 @@
  * columnar arrays at top level). Duplicate accession numbers are dropped by the importer.
  */
 import { basename } from "node:path";
+import type { Company } from "../../domain/company.ts";
 import { countryIso } from "../../domain/country.ts";
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
@@ -18,22 +19,8 @@ import {
   type SkippedRecord,
 } from "./values.ts";
 
-export interface CompanyRecord {
-  cik: string;
-  name: string;
-  entity_type: string | null;
-  sic: string | null;
-  sic_description: string | null;
-  category: string | null;
-  fiscal_year_end: string | null;
-  state_of_incorporation: string | null;
-  country_iso: string | null;
-  country: string | null;
-  website: string | null;
-  investor_website: string | null;
-  description: string | null;
-  phone: string | null;
-  ein: string | null;
+/** The company part of a submissions file (the first filing date comes from all its filings). */
+export interface CompanyRecord extends Omit<Company, "first_filing_date"> {
   tickers: string[];
   exchanges: string[];
 }
