@@ -6,7 +6,7 @@
  * time of the project's own functions, and by package.
  *
  * `bun bench/profile.ts [--mode quick] [--endpoint profile|fundamental-metrics|price|health]
- *  [--seconds 10] [--root DIR]`
+ *  [--seconds 10] [--root DIR] [--prototype]` (--prototype: bench/prototype/fast-server.ts instead)
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -14,8 +14,9 @@ import { parseArgs } from "node:util";
 import { rng } from "../src/demo/universe.ts";
 import { createKeys } from "./lib/accounts.ts";
 import { runLoad } from "./lib/loadgen.ts";
+import { modeOf } from "./lib/modes.ts";
 import { OutputTail, stockdEnv, stopProcess } from "./lib/process.ts";
-import { benchCompanies } from "./lib/universe.ts";
+import { universeOf } from "./lib/universe.ts";
 
 const REPO = resolve(import.meta.dir, "..");
 
@@ -44,6 +45,7 @@ function options() {
       endpoint: { type: "string", default: "profile" },
       seconds: { type: "string", default: "10" },
       root: { type: "string" },
+      prototype: { type: "boolean", default: false },
     },
   });
   return {
@@ -51,6 +53,7 @@ function options() {
     endpoint: values.endpoint ?? "profile",
     seconds: Number(values.seconds ?? 10),
     root: resolve(values.root ?? REPO),
+    prototype: values.prototype ?? false,
   };
 }
 
@@ -145,12 +148,11 @@ async function main(): Promise<void> {
   for (const f of ["accounts.db", "accounts.db-wal", "accounts.db-shm"])
     rmSync(join(dataDir, f), { force: true });
   const keys = createKeys(o.root, dataDir, 4, 1_000_000_000).map((k) => k.key);
-  const spec = JSON.parse(readFileSync(join(cacheDir, "sources", ".complete.json"), "utf8")) as {
-    spec: { companies: number };
-  };
-  const symbols = benchCompanies(spec.spec.companies).map((c) => c.tickers[0] as string);
-  const cmd = [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`, join(o.root, "src/index.ts")];
-  const args = ["serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
+  const symbols = universeOf(cacheDir, modeOf(o.mode).universe).symbols;
+  const cmd = [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`];
+  const args = o.prototype
+    ? [join(import.meta.dir, "prototype/fast-server.ts"), dataDir]
+    : [join(o.root, "src/index.ts"), "serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: o.root,
     env: stockdEnv(),

@@ -26,7 +26,7 @@ import { type Mode, modeOf } from "./lib/modes.ts";
 import { type MeasuredRun, memoryOf, runMeasured, stockdCommand, stockdEnv } from "./lib/process.ts";
 import { type Report, renderReport, type ScaleFigures } from "./lib/report.ts";
 import { writeResults } from "./lib/results-file.ts";
-import { compare, type RunContext, scenarios, summarize } from "./lib/scenarios.ts";
+import { compare, type RunContext, type Summary, scenarios, summarize } from "./lib/scenarios.ts";
 import { type StockdServer, startStockd } from "./lib/servers.ts";
 import { median } from "./lib/stats.ts";
 import { ensureUniverse, type Universe } from "./lib/universe.ts";
@@ -138,6 +138,63 @@ async function coldStarts(o: Options, dataDir: string, probe: { path: string; ke
   return { server, times };
 }
 
+interface Measured {
+  summaries: Summary[];
+  idleRss: number;
+  after: ReturnType<typeof memoryOf>;
+}
+
+/** Idle RSS, then every scenario against its reference, then the RSS after the load. */
+async function measure(
+  o: Options,
+  universe: Universe,
+  ctx: RunContext,
+  server: StockdServer,
+): Promise<Measured> {
+  await Bun.sleep(IDLE_SETTLE_MS);
+  const idleRss = memoryOf(server.proc.pid)?.rss ?? Number.NaN;
+  const summaries: Summary[] = [];
+  for (const [i, scenario] of scenarios(universe, o.diag).entries()) {
+    summaries.push(summarize(await compare(ctx, scenario, i)));
+  }
+  return { summaries, idleRss, after: memoryOf(server.proc.pid) };
+}
+
+function scaleFigures(
+  universe: Universe,
+  imported: ImportFigures,
+  times: number[],
+  m: Measured,
+): ScaleFigures {
+  return {
+    companies: universe.spec.companies,
+    years: universe.spec.years,
+    priceRows: imported.priceRows,
+    sourceBytes: dirSize(universe.dir),
+    generatedInS: universe.generatedInS,
+    importMs: imported.run.wallMs,
+    importPeakRss: imported.run.peakRss,
+    importCpuMs: imported.run.cpuMs,
+    snapshotBytes: imported.snapshotBytes,
+    coldStartsMs: times,
+    coldStartMs: median(times),
+    idleRss: m.idleRss,
+    rssAfterLoad: m.after?.rss ?? Number.NaN,
+    serverPeakRss: m.after?.hwm ?? Number.NaN,
+  };
+}
+
+/** Prints the report, writes it to the results file, fails the run on a billing mismatch. */
+function publish(o: Options, report: Report): void {
+  const markdown = renderReport(report);
+  console.log(markdown);
+  if (o.results) {
+    writeResults(o.results, o.mode.name, markdown);
+    log(`wrote ${o.results}`);
+  }
+  if (!report.billing.every((b) => b.ok)) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const o = options();
   const machineBefore = machine();
@@ -150,61 +207,20 @@ async function main(): Promise<void> {
   const tally = new Tally();
   const probe = { path: `/stocks/${universe.symbols[0]}/profile`, key: (keys[0] as BenchKey).key };
   const { server, times } = await coldStarts(o, dataDir, probe, tally);
-  let report: Report;
-  try {
-    await Bun.sleep(IDLE_SETTLE_MS);
-    const idleRss = memoryOf(server.proc.pid)?.rss ?? Number.NaN;
-    const ctx: RunContext = {
-      mode: o.mode,
-      server,
-      keys: keys.map((k) => k.key),
-      tally,
-      workDir: join(cacheDir, "samples"),
-      log,
-    };
-    const summaries = [];
-    for (const [i, scenario] of scenarios(universe, o.diag).entries()) {
-      summaries.push(summarize(await compare(ctx, scenario, i)));
-    }
-    const after = memoryOf(server.proc.pid);
-    const scale: ScaleFigures = {
-      companies: universe.spec.companies,
-      years: universe.spec.years,
-      priceRows: imported.priceRows,
-      sourceBytes: dirSize(universe.dir),
-      generatedInS: universe.generatedInS,
-      importMs: imported.run.wallMs,
-      importPeakRss: imported.run.peakRss,
-      importCpuMs: imported.run.cpuMs,
-      snapshotBytes: imported.snapshotBytes,
-      coldStartsMs: times,
-      coldStartMs: median(times),
-      idleRss,
-      rssAfterLoad: after?.rss ?? Number.NaN,
-      serverPeakRss: after?.hwm ?? Number.NaN,
-    };
-    report = {
-      date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
-      mode: o.mode,
-      machine: machineBefore,
-      code: codeUnderTest(o.root, o.label),
-      loadAfter: loadAverage(),
-      scale,
-      summaries,
-      billing: [],
-    };
-  } finally {
-    await server.stop();
-  }
+  const workDir = join(cacheDir, "samples");
+  const ctx: RunContext = { mode: o.mode, server, keys: keys.map((k) => k.key), tally, workDir, log };
+  const measured = await measure(o, universe, ctx, server).finally(() => server.stop());
   const cost = (endpoint: string) => PRICING[endpoint as keyof typeof PRICING] ?? Number.NaN;
-  report.billing = checkBilling(o.root, dataDir, keys, tally, cost);
-  const markdown = renderReport(report);
-  console.log(markdown);
-  if (o.results) {
-    writeResults(o.results, o.mode.name, markdown);
-    log(`wrote ${o.results}`);
-  }
-  if (!report.billing.every((b) => b.ok)) process.exitCode = 1;
+  publish(o, {
+    date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
+    mode: o.mode,
+    machine: machineBefore,
+    code: codeUnderTest(o.root, o.label),
+    loadAfter: loadAverage(),
+    scale: scaleFigures(universe, imported, times, measured),
+    summaries: measured.summaries,
+    billing: checkBilling(o.root, dataDir, keys, tally, cost),
+  });
 }
 
 await main();

@@ -47,13 +47,13 @@ export class Tally {
     this.ok.set(id, (this.ok.get(id) ?? 0) + count);
   }
 
-  /** Credits the key should have been charged, and its number of 2xx responses. */
+  /** Credits the key should have been charged, and its number of billed (cost > 0) 2xx responses. */
   expected(keyIndex: number, cost: (endpoint: string) => number): { calls: number; credits: number } {
     let calls = 0;
     let credits = 0;
     for (const [id, count] of this.ok) {
       const [k, endpoint] = id.split("|") as [string, string];
-      if (Number(k) !== keyIndex) continue;
+      if (Number(k) !== keyIndex || cost(endpoint) === 0) continue;
       calls += count;
       credits += count * cost(endpoint);
     }
@@ -128,6 +128,7 @@ function billingLine(
     ok:
       charged === expected.credits &&
       ledger.usage === expected.credits &&
+      ledger.rows === expected.calls &&
       ledger.total === shown.balance &&
       shown.reserved === 0,
   };

@@ -3,15 +3,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 
-/** Environment for every stockd subprocess: quiet logs, UTC, no colour. */
+/**
+ * Per-key limits lifted for the benchmark: it measures what the serving path can do, and a
+ * few keys carry all the load. The limiters still run on every call (their cost is measured).
+ */
+const UNLIMITED = {
+  STOCKD_RATE_LIMIT_PER_SECOND: "999999999",
+  STOCKD_RATE_LIMIT_BURST: "999999999",
+  STOCKD_MAX_IN_FLIGHT_PER_KEY: "100000",
+};
+
+/** Environment for every stockd subprocess: quiet logs, UTC, no colour, no per-key limits. */
 export function stockdEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...(process.env as Record<string, string>),
-    TZ: "UTC",
-    NO_COLOR: "1",
-    STOCKD_LOG_LEVEL: "warn",
-    ...extra,
-  };
+  const base = { ...(process.env as Record<string, string>), TZ: "UTC", NO_COLOR: "1" };
+  return { ...base, STOCKD_LOG_LEVEL: "warn", ...UNLIMITED, ...extra };
 }
 
 /** `bun <root>/src/index.ts ...args`. */

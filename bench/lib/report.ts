@@ -40,7 +40,7 @@ export function throughputTable(summaries: readonly Summary[]): string {
     `\`${s.name}\``,
     formatInt(s.rps),
     formatInt(s.bareRps),
-    `${s.ratio.toFixed(2)}×`,
+    `${s.ratio.toFixed(s.ratio < 0.1 ? 3 : 2)}×`,
     formatMs(s.p50),
     formatMs(s.p99),
     formatMs(s.bareP99),
@@ -97,7 +97,7 @@ function scaleTable(s: ScaleFigures): string {
     ],
     ["generation", s.generatedInS === null ? "cached" : `${s.generatedInS.toFixed(0)} s`, ""],
     ["import wall time", sec(s.importMs), `≤ 10 min ${verdict(s.importMs <= 600_000)}`],
-    ["import peak RSS", formatBytes(s.importPeakRss), `≤ 4 GB ${verdict(s.importPeakRss <= 4 * 1024 ** 3)}`],
+    ["import peak RSS", formatBytes(s.importPeakRss), `≤ 4 GiB ${verdict(s.importPeakRss <= 4 * 1024 ** 3)}`],
     ["import CPU (user+sys)", sec(s.importCpuMs), ""],
     ["snapshot on disk", formatBytes(s.snapshotBytes), ""],
     [
@@ -105,7 +105,7 @@ function scaleTable(s: ScaleFigures): string {
       `${formatMs(s.coldStartMs)} (runs: ${s.coldStartsMs.map((m) => m.toFixed(0)).join(", ")} ms)`,
       `≤ 2 s ${verdict(s.coldStartMs <= 2000)}`,
     ],
-    ["idle RSS after start", formatBytes(s.idleRss), `≤ 1.5 GB ${verdict(s.idleRss <= 1.5 * 1024 ** 3)}`],
+    ["idle RSS after start", formatBytes(s.idleRss), `≤ 1.5 GiB ${verdict(s.idleRss <= 1.5 * 1024 ** 3)}`],
     [
       "RSS after the load runs / server peak",
       `${formatBytes(s.rssAfterLoad)} / ${formatBytes(s.serverPeakRss)}`,

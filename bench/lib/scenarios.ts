@@ -138,13 +138,20 @@ export async function compare(ctx: RunContext, scenario: Scenario, index: number
       const r = out.real.at(-1) as LoadResult;
       const b = out.bare.at(-1) as LoadResult;
       ctx.log(
-        `  ${scenario.name} rep ${rep + 1}: ${r.rps.toFixed(0)} req/s vs bare ${b.rps.toFixed(0)} (p99 ${r.p99.toFixed(2)} / ${b.p99.toFixed(2)} ms)`,
+        `  ${scenario.name} rep ${rep + 1}: ${r.rps.toFixed(0)} req/s vs bare ${b.rps.toFixed(0)} (p99 ${r.p99.toFixed(2)} / ${b.p99.toFixed(2)} ms)${statusNote(r)}`,
       );
     }
   } finally {
     await bare.stop();
   }
   return out;
+}
+
+/** ", statuses {...}" when anything but 2xx came back (a limit, an error), else "". */
+function statusNote(r: LoadResult): string {
+  const other = Object.keys(r.statuses).filter((status) => !status.startsWith("2"));
+  if (other.length === 0 && r.errors === 0) return "";
+  return `, statuses ${JSON.stringify(r.statuses)}, connection errors ${r.errors}`;
 }
 
 /** One response of the endpoint, saved for the bare server to return. */

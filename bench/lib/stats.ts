@@ -14,11 +14,11 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   return sorted[rank] as number;
 }
 
-/** "1.23 GB" / "456 MB" from bytes. */
+/** "1.23 GiB" / "456 MiB" from bytes. */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return "n/a";
-  const mb = bytes / 1024 / 1024;
-  return mb >= 1024 ? `${(mb / 1024).toFixed(2)} GB` : `${mb.toFixed(0)} MB`;
+  const mib = bytes / 1024 / 1024;
+  return mib >= 1024 ? `${(mib / 1024).toFixed(2)} GiB` : `${mib.toFixed(0)} MiB`;
 }
 
 /** "1,234" with thousands separators. */

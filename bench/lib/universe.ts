@@ -85,12 +85,11 @@ export function firstDayOf(spec: UniverseSpec): string {
 
 /** The universe of `spec` under `cacheDir`, generated unless a complete copy is there. */
 export function ensureUniverse(cacheDir: string, spec: UniverseSpec, log: (line: string) => void): Universe {
-  const dir = join(cacheDir, "sources");
+  const universe = universeOf(cacheDir, spec);
+  const { dir } = universe;
   const marker = join(dir, ".complete.json");
   const wanted = JSON.stringify({ version: GENERATOR_VERSION, spec });
-  const symbols = benchCompanies(spec.companies).map((c) => c.tickers[0] as string);
-  const base = { dir, spec, symbols, firstDay: firstDayOf(spec), lastDay: spec.lastDay };
-  if (existsSync(marker) && readFileSync(marker, "utf8") === wanted) return { ...base, generatedInS: null };
+  if (existsSync(marker) && sameJson(readFileSync(marker, "utf8"), wanted)) return universe;
   const started = performance.now();
   const partial = `${dir}.partial`;
   rmSync(partial, { recursive: true, force: true });
@@ -99,7 +98,23 @@ export function ensureUniverse(cacheDir: string, spec: UniverseSpec, log: (line:
   writeUniverse(partial, spec, log);
   writeFileSync(join(partial, ".complete.json"), wanted);
   renameSync(partial, dir);
-  return { ...base, generatedInS: (performance.now() - started) / 1000 };
+  return { ...universe, generatedInS: (performance.now() - started) / 1000 };
+}
+
+/** The universe of `spec` (symbols, dates, where its files are), without generating anything. */
+export function universeOf(cacheDir: string, spec: UniverseSpec): Universe {
+  const symbols = benchCompanies(spec.companies).map((c) => c.tickers[0] as string);
+  const dir = join(cacheDir, "sources");
+  return { dir, spec, symbols, firstDay: firstDayOf(spec), lastDay: spec.lastDay, generatedInS: null };
+}
+
+/** Equal as JSON values (a formatter may have rewritten the marker's whitespace). */
+function sameJson(a: string, b: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
 }
 
 function writeUniverse(dir: string, spec: UniverseSpec, log: (line: string) => void): void {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
-/** `bun bench/prototype/build-prices.ts DATA_DIR`: writes DATA_DIR/prices.bin from the active snapshot. */
+/** `bun bench/prototype/build-prices.ts DATA_DIR`: writes DATA_DIR/prices.bin{,.json,.txt,.days,.offsets} from the active snapshot. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { writePriceFile } from "./price-file.ts";
+import { writePriceFile, writePriceText } from "./price-file.ts";
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error("usage: build-prices.ts DATA_DIR");
@@ -14,4 +14,5 @@ const rows = await writePriceFile(
   join(dataDir, "snapshots", id, "prices.parquet"),
   join(dataDir, "prices.bin"),
 );
+await writePriceText(join(dataDir, "prices.bin"));
 console.error(`wrote ${rows} rows`);

@@ -3,7 +3,8 @@
  * A prototype of the serving path suggested for src/ (not the product): the three measured
  * routes on Bun.serve's own router, with the same auth, reservation and WAL-committed debit
  * before each response as stockd, bodies pre-serialised at start (profile, metrics) or cut
- * from a memory-mapped price file. It exists to put numbers on the suggestions.
+ * from memory-mapped, pre-serialised price rows (price-file.ts). It exists to put numbers on
+ * the suggestions.
  *
  * `bun bench/prototype/fast-server.ts DATA_DIR` (needs DATA_DIR/.../prices.bin, see
  * bench/prototype/run.ts); prints `stockd listening on URL` on stderr, like `stockd serve`.
@@ -13,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { FastBilling, type KeyInfo } from "./fast-billing.ts";
-import { epochDay, PriceFile } from "./price-file.ts";
+import { epochDay, PriceText } from "./price-file.ts";
 
 const JSON_TYPE = "application/json;charset=utf-8";
 const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/;
@@ -68,7 +69,7 @@ interface Snapshot {
   securities: Map<string, string>;
   profiles: Map<string, Uint8Array>;
   metrics: Map<string, Uint8Array>;
-  prices: PriceFile;
+  prices: PriceText;
 }
 
 async function loadSnapshot(dataDir: string): Promise<Snapshot> {
@@ -87,7 +88,7 @@ async function loadSnapshot(dataDir: string): Promise<Snapshot> {
     securities: new Map(list.map((r) => [String(r.ticker_key), String(r.security_id)])),
     profiles: new Map(list.map((r) => [String(r.security_id), encode.encode(profileBody(r))])),
     metrics: new Map(metrics.map((r) => [String(r.security_id), encode.encode(String(r.body))])),
-    prices: new PriceFile(join(dataDir, "prices.bin")),
+    prices: new PriceText(join(dataDir, "prices.bin")),
   };
 }
 
@@ -129,7 +130,7 @@ function billedRoute(billing: FastBilling, snapshot: Snapshot, endpoint: string,
 }
 
 /** The price window of `url`'s start_date/end_date, or null when they are not valid. */
-function priceBody(prices: PriceFile): Body {
+function priceBody(prices: PriceText): Body {
   return (securityId, url) => {
     const query = new URLSearchParams(url.slice(url.indexOf("?") + 1));
     const start = epochDay(query.get("start_date"));
@@ -145,6 +146,12 @@ async function main(): Promise<void> {
   const snapshot = await loadSnapshot(dataDir);
   const db = new Database(join(dataDir, "accounts.db"));
   db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  // Checkpoints off the event loop: a COMMIT that trips the auto-checkpoint copies pages and
+  // fsyncs on the serving thread (tens of ms, the p99 of every call in flight).
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  const checkpointer = new Worker(new URL("./checkpointer.ts", import.meta.url));
+  checkpointer.postMessage(join(dataDir, "accounts.db"));
+  checkpointer.unref();
   const billing = new FastBilling(db);
   const server = Bun.serve({
     port: 0,

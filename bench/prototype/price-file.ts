@@ -104,6 +104,11 @@ export class PriceFile {
     return this.index.has(securityId);
   }
 
+  /** Every row (six float64 each), for building other layouts. */
+  allRows(): Float64Array {
+    return this.rows;
+  }
+
   /** The rows of [startDay, endDay] as the JSON array the price endpoint returns. */
   window(securityId: string, startDay: number, endDay: number): string {
     const range = this.index.get(securityId);
@@ -142,4 +147,83 @@ export function epochDay(text: string | null): number | null {
   const t = Date.parse(text);
   if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== text) return null;
   return t / DAY_MS;
+}
+
+/** `{"date":...,"volume":...},` — one row as the endpoint serialises it, with a trailing comma. */
+function rowText(row: readonly number[]): string {
+  const [day, open, high, low, close, volume] = row as [number, number, number, number, number, number];
+  return `{"date":"${dateOf(day)}","open":${json(open)},"close":${json(close)},"high":${json(high)},"low":${json(low)},"volume":${json(volume)}},`;
+}
+
+/**
+ * The pre-serialised variant: `<bin>.txt` holds every row's JSON text (from `<bin>`), `<bin>.days`
+ * each row's epoch day (int32) and `<bin>.offsets` each row's start in the text (float64, one
+ * extra at the end). A window is then a binary search and one copy, with no number formatting.
+ */
+export async function writePriceText(bin: string): Promise<void> {
+  const rows = new PriceFile(bin).allRows();
+  const count = rows.length / FIELDS;
+  const days = new Int32Array(count);
+  const offsets = new Float64Array(count + 1);
+  const sink = Bun.file(`${bin}.txt`).writer();
+  const encoder = new TextEncoder();
+  let offset = 0;
+  for (let i = 0; i < count; i++) {
+    const bytes = encoder.encode(rowText(Array.from(rows.subarray(i * FIELDS, (i + 1) * FIELDS))));
+    days[i] = rows[i * FIELDS] as number;
+    offsets[i] = offset;
+    offset += bytes.length;
+    sink.write(bytes);
+  }
+  offsets[count] = offset;
+  await sink.end();
+  await Bun.write(`${bin}.days`, days);
+  await Bun.write(`${bin}.offsets`, offsets);
+}
+
+/** Windows of the pre-serialised text, memory-mapped. */
+export class PriceText {
+  private readonly text: Uint8Array;
+  private readonly days: Int32Array;
+  private readonly offsets: Float64Array;
+  private readonly index: Map<string, [number, number]>;
+
+  constructor(bin: string) {
+    const map = (suffix: string) => Bun.mmap(`${bin}${suffix}`, { shared: false });
+    this.text = map(".txt");
+    const days = map(".days");
+    this.days = new Int32Array(days.buffer, days.byteOffset, days.byteLength / 4);
+    const offsets = map(".offsets");
+    this.offsets = new Float64Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 8);
+    this.index = new Map(Object.entries(JSON.parse(readFileSync(`${bin}.json`, "utf8")) as Index));
+  }
+
+  /** The JSON array of the rows in [startDay, endDay]. */
+  window(securityId: string, startDay: number, endDay: number): Uint8Array {
+    const range = this.index.get(securityId);
+    if (!range) return new TextEncoder().encode("[]");
+    const [first, count] = range;
+    const from = this.bound(first, first + count, startDay);
+    const to = this.bound(from, first + count, endDay + 1);
+    if (from === to) return new TextEncoder().encode("[]");
+    const start = this.offsets[from] as number;
+    const end = (this.offsets[to] as number) - 1; // without the last row's comma
+    const body = new Uint8Array(end - start + 2);
+    body[0] = 0x5b;
+    body.set(this.text.subarray(start, end), 1);
+    body[body.length - 1] = 0x5d;
+    return body;
+  }
+
+  /** First row in [from, to) whose day is ≥ `day`. */
+  private bound(from: number, to: number, day: number): number {
+    let lo = from;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.days[mid] as number) < day) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }

@@ -18,7 +18,7 @@ import { billingTable, throughputTable } from "../lib/report.ts";
 import { compare, type RunContext, scenarios, summarize } from "../lib/scenarios.ts";
 import { startListening } from "../lib/servers.ts";
 import { formatBytes, formatMs } from "../lib/stats.ts";
-import { ensureUniverse } from "../lib/universe.ts";
+import { universeOf } from "../lib/universe.ts";
 
 const REPO = resolve(import.meta.dir, "../..");
 const log = (line: string) => console.error(`[prototype] ${line}`);
@@ -26,12 +26,13 @@ const log = (line: string) => console.error(`[prototype] ${line}`);
 /** Builds DATA_DIR/prices.bin when it is missing or older than the active snapshot. */
 async function ensurePriceFile(dataDir: string): Promise<void> {
   const file = join(dataDir, "prices.bin");
-  if (existsSync(file) && statSync(file).mtimeMs > statSync(join(dataDir, "CURRENT")).mtimeMs) return;
+  const text = `${file}.txt`;
+  if (existsSync(text) && statSync(text).mtimeMs > statSync(join(dataDir, "CURRENT")).mtimeMs) return;
   const script = join(import.meta.dir, "build-prices.ts");
   const run = await runMeasured([process.execPath, script, dataDir], { cwd: REPO, env: stockdEnv() });
   if (run.exitCode !== 0) throw new Error(`build-prices failed:\n${run.output}`);
   log(
-    `prices.bin: ${formatBytes(statSync(file).size)} written in ${formatMs(run.wallMs)}, peak RSS ${formatBytes(run.peakRss)}`,
+    `prices.bin ${formatBytes(statSync(file).size)}, prices.bin.txt ${formatBytes(statSync(text).size)}: written in ${formatMs(run.wallMs)}, peak RSS ${formatBytes(run.peakRss)}`,
   );
 }
 
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   const dataDir = join(cacheDir, "data");
   if (!existsSync(join(dataDir, "CURRENT")))
     throw new Error(`no import in ${dataDir}: run bench/run.ts first`);
-  const universe = ensureUniverse(cacheDir, mode.universe, log);
+  const universe = universeOf(cacheDir, mode.universe);
   await ensurePriceFile(dataDir);
   for (const f of ["accounts.db", "accounts.db-wal", "accounts.db-shm"])
     rmSync(join(dataDir, f), { force: true });
