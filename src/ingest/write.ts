@@ -18,6 +18,9 @@ import type { PriceRow } from "./sources/prices.ts";
 /** Rows a staged table holds before they are spilled to a Parquet part (bounds memory). */
 const SPILL_ROWS = 1_000_000;
 
+/** Row group sizes other than 100,000: the derived table's rows are whole JSON documents. */
+const ROW_GROUP_ROWS: Partial<Record<TableName, number>> = { derived: 2048 };
+
 type Appender = Awaited<ReturnType<Db["appender"]>>;
 
 interface Staged {
@@ -57,7 +60,8 @@ export class SnapshotWriter {
     const instance = await openDuckDb();
     const db = await Db.connect(instance);
     // Bounded memory: DuckDB spills its sorts to the staging directory instead of growing.
-    await db.run(`SET memory_limit = '1GB'`);
+    // 2 GB: a 5,000-company import fails at 1 GB (sorting the derived table's large bodies).
+    await db.run(`SET memory_limit = '2GB'`);
     await db.run(`SET temp_directory = ${literal(join(dir, ".tmp"))}`);
     return new SnapshotWriter(dataDir, id, dir, instance, db);
   }
@@ -156,7 +160,7 @@ export class SnapshotWriter {
     const parts = `[${staged.parts.map(literal).join(", ")}]`;
     await this.db.run(
       `COPY (SELECT * FROM read_parquet(${parts}) ORDER BY ${TABLE_ORDER[table]}) TO ${literal(path)}
-       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`,
+       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS[table] ?? 100_000})`,
     );
     for (const part of staged.parts) rmSync(part);
     return { file, rows: staged.rows, bytes: statSync(path).size, sha256: await sha256File(path) };
