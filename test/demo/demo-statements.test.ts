@@ -6,52 +6,22 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeDemoSources } from "../../src/demo/index.ts";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { presentationOf } from "../../src/demo/xbrl.ts";
 import { computeStatements } from "../../src/ingest/compute/statements.ts";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseDividends } from "../../src/ingest/sources/dividends.ts";
-import { tempDir } from "../helpers/env.ts";
-
-interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number;
-  fp: string;
-  form: string;
-  filed: string;
-}
-type RawFile = { facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>> };
+import { demoFactFiles, eachCompany, factKey, factsOf, index, type RawFile } from "./raw-facts.ts";
 
 let dir: string;
-const files = new Map<string, RawFile>();
+let files: Map<string, RawFile>;
 
 beforeAll(() => {
-  dir = tempDir("stockd-demo-");
-  writeDemoSources(dir, new Date("2025-07-01T12:00:00Z"));
-  for (const c of demoCompanies()) {
-    files.set(c.cik, JSON.parse(readFileSync(join(dir, "edgar/companyfacts", `CIK${c.cik}.json`), "utf8")));
-  }
+  ({ dir, files } = demoFactFiles());
 });
 
-const factsOf = (file: RawFile, concept: string, unit = "USD"): RawFact[] =>
-  file.facts["us-gaap"]?.[concept]?.units[unit] ?? [];
-const key = (f: RawFact) => `${f.accn}|${f.start ?? ""}|${f.end}`;
-
-/** concept → (accession|start|end → value), for lookups of the same figure in the same filing. */
-function index(file: RawFile, concepts: readonly string[], unit = "USD"): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const concept of concepts) for (const f of factsOf(file, concept, unit)) out.set(key(f), f.val);
-  return out;
-}
-
-/** Each company's raw file with its ticker. */
-const each = () =>
-  demoCompanies().map((c) => ({ ticker: c.tickers[0] as string, file: files.get(c.cik) as RawFile }));
+const each = () => eachCompany(files);
 
 describe("companyfacts agree with the other demo sources", () => {
   test("the calendar's reported EPS is the quarter's diluted EPS fact", () => {
@@ -87,8 +57,8 @@ describe("companyfacts agree with the other demo sources", () => {
         const perShare = csv.rows
           .filter((d) => (d.pay_date ?? "") >= (f.start ?? "") && (d.pay_date ?? "") <= f.end)
           .reduce((sum, d) => sum + d.amount, 0);
-        const implied = f.val / perShare / (shares.get(key(f)) ?? Number.NaN);
-        expect(Math.abs(implied - 1), `${c.tickers[0]} ${key(f)}`).toBeLessThan(0.03);
+        const implied = f.val / perShare / (shares.get(factKey(f)) ?? Number.NaN);
+        expect(Math.abs(implied - 1), `${c.tickers[0]} ${factKey(f)}`).toBeLessThan(0.03);
       }
     }
   });

@@ -5,51 +5,22 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { demoPeriods, writeDemoSources } from "../../src/demo/index.ts";
+import { demoPeriods } from "../../src/demo/index.ts";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { XBRL_FIRST_YEAR } from "../../src/demo/xbrl.ts";
-import { tempDir } from "../helpers/env.ts";
-
-interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number;
-  fp: string;
-  form: string;
-  filed: string;
-}
-type RawFile = { facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>> };
+import { demoFactFiles, eachCompany, factKey, factsOf, index, type RawFile } from "./raw-facts.ts";
 
 const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet", "Revenues"];
 /** The day before the build day: the last price, and the last day a filing can be dated. */
 const LAST_DAY = "2025-06-30";
 let dir: string;
-const files = new Map<string, RawFile>();
+let files: Map<string, RawFile>;
 
 beforeAll(() => {
-  dir = tempDir("stockd-demo-");
-  writeDemoSources(dir, new Date("2025-07-01T12:00:00Z"));
-  for (const c of demoCompanies()) {
-    files.set(c.cik, JSON.parse(readFileSync(join(dir, "edgar/companyfacts", `CIK${c.cik}.json`), "utf8")));
-  }
+  ({ dir, files } = demoFactFiles());
 });
 
-const factsOf = (file: RawFile, concept: string, unit = "USD"): RawFact[] =>
-  file.facts["us-gaap"]?.[concept]?.units[unit] ?? [];
-const key = (f: RawFact) => `${f.accn}|${f.start ?? ""}|${f.end}`;
-
-/** concept → (accession|start|end → value), for lookups of the same figure in the same filing. */
-function index(file: RawFile, concepts: readonly string[], unit = "USD"): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const concept of concepts) for (const f of factsOf(file, concept, unit)) out.set(key(f), f.val);
-  return out;
-}
-
-/** Each company's raw file with its ticker. */
-const each = () =>
-  demoCompanies().map((c) => ({ ticker: c.tickers[0] as string, file: files.get(c.cik) as RawFile }));
+const each = () => eachCompany(files);
 
 describe("companyfacts figures are consistent", () => {
   test("assets = liabilities + equity, and the current lines fit inside their totals", () => {
@@ -60,7 +31,7 @@ describe("companyfacts figures are consistent", () => {
       const current = index(file, ["AssetsCurrent"]);
       const cash = index(file, ["CashAndCashEquivalentsAtCarryingValue"]);
       for (const f of factsOf(file, "Assets")) {
-        const k = key(f);
+        const k = factKey(f);
         expect((liabilities.get(k) ?? Number.NaN) + (equity.get(k) ?? Number.NaN), `${ticker} ${k}`).toBe(
           f.val,
         );
@@ -85,7 +56,7 @@ describe("companyfacts figures are consistent", () => {
       for (const [k, value] of gross)
         expect(value, `${ticker} ${k}`).toBe((revenue.get(k) ?? 0) - (cost.get(k) ?? 0));
       for (const f of factsOf(file, "NetIncomeLoss")) {
-        const k = key(f);
+        const k = factKey(f);
         expect(pretaxByKey.get(k), `${ticker} ${k}`).toBe(f.val + (tax.get(k) ?? Number.NaN));
         if (operating.has(k))
           expect(operating.get(k), `${ticker} ${k}`).toBe((pretaxByKey.get(k) ?? 0) + (interest.get(k) ?? 0));
@@ -105,8 +76,10 @@ describe("companyfacts figures are consistent", () => {
         const facts = factsOf(file, eps, "USD/shares");
         expect(facts.length, ticker).toBeGreaterThan(0);
         for (const f of facts) {
-          const expected = (netIncome.get(key(f)) ?? Number.NaN) / (count.get(key(f)) ?? Number.NaN);
-          expect(Math.abs(f.val - expected), `${ticker} ${eps} ${key(f)}`).toBeLessThanOrEqual(0.005 + 1e-9);
+          const expected = (netIncome.get(factKey(f)) ?? Number.NaN) / (count.get(factKey(f)) ?? Number.NaN);
+          expect(Math.abs(f.val - expected), `${ticker} ${eps} ${factKey(f)}`).toBeLessThanOrEqual(
+            0.005 + 1e-9,
+          );
         }
       }
     }
@@ -121,8 +94,8 @@ describe("companyfacts figures are consistent", () => {
       for (const f of factsOf(file, "NetCashProvidedByUsedInOperatingActivities")) {
         const opening = cash.get(new Date(Date.parse(f.start ?? "") - 86_400_000).toISOString().slice(0, 10));
         if (f.fp !== "FY" || opening === undefined) continue;
-        const flows = sections.reduce((sum, s) => sum + (s.get(key(f)) ?? Number.NaN), 0);
-        expect(flows, `${ticker} ${key(f)}`).toBe((cash.get(f.end) ?? Number.NaN) - opening);
+        const flows = sections.reduce((sum, s) => sum + (s.get(factKey(f)) ?? Number.NaN), 0);
+        expect(flows, `${ticker} ${factKey(f)}`).toBe((cash.get(f.end) ?? Number.NaN) - opening);
       }
     }
   });
