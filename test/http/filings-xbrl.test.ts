@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
+import { type RawFact, readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { charged, type FilingColumns, type Json, type Submissions } from "./endpoint-helpers.ts";
 
@@ -25,23 +26,9 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) 
 // Raw files
 // ---------------------------------------------------------------------------------------------
 
-interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number | null;
-  fp: string | null;
-  form: string;
-  filed: string;
-}
-interface RawCompanyFacts {
-  facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>>;
-}
-
 /** Every fact of a companyfacts file, by accession number. */
 function factsByAccession(cik: string): Map<string, RawFact[]> {
-  const file = readJson<RawCompanyFacts>(join(root, "edgar", "companyfacts", `CIK${cik}.json`));
+  const file = readCompanyFacts(root, cik);
   const out = new Map<string, RawFact[]>();
   for (const concepts of Object.values(file.facts)) {
     for (const { units } of Object.values(concepts)) {

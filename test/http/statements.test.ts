@@ -20,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { STATEMENT_FIELDS } from "../../src/domain/statements.ts";
 import { FIXTURES } from "../helpers/env.ts";
+import { type RawCompanyFacts, type RawFact, readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { charged, expectProblem } from "./endpoint-helpers.ts";
 
@@ -35,29 +36,8 @@ const CIK: Record<string, string> = { AAPL, NVDA, TSLA };
 // Raw companyfacts: edgar/companyfacts/CIK##########.json
 // ---------------------------------------------------------------------------------------------
 
-interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number | null;
-  fp: string | null;
-  form: string;
-  filed: string;
-}
-interface RawCompanyFacts {
-  facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>>;
-}
-
-const rawFiles = new Map<string, RawCompanyFacts>();
 function rawFile(cik: string): RawCompanyFacts {
-  let file = rawFiles.get(cik);
-  if (!file) {
-    const path = join(root, "edgar", "companyfacts", `CIK${cik}.json`);
-    file = JSON.parse(readFileSync(path, "utf8")) as RawCompanyFacts;
-    rawFiles.set(cik, file);
-  }
-  return file;
+  return readCompanyFacts(root, cik);
 }
 
 /**
