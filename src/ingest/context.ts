@@ -93,3 +93,22 @@ export class ImportContext {
     this.progress?.(message);
   }
 }
+
+/**
+ * A context that keeps its `count` calls instead of reporting them: a company worker's, whose
+ * counts the importer replays into the one report in company order.
+ */
+export class RecordingContext extends ImportContext {
+  private counts: Parameters<ImportContext["count"]>[] = [];
+
+  override count(...args: Parameters<ImportContext["count"]>): void {
+    this.counts.push(args);
+  }
+
+  /** The counts recorded since the last call. */
+  takeCounts(): Parameters<ImportContext["count"]>[] {
+    const counts = this.counts;
+    this.counts = [];
+    return counts;
+  }
+}

@@ -1,26 +1,23 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
-import type { StatementPeriod } from "../domain/statements.ts";
 import { normalizeCik, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
+import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
+import { CompanyPool } from "./company-pool.ts";
 import { EARNINGS_VERSION, ESTIMATES_VERSION } from "./compute/earnings.ts";
-import { computeQuote } from "./compute/quote.ts";
-import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
+import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
-import { deriveEarnings, deriveSecurity, ownAsOf, type SecurityInputs } from "./derive.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
+import { fromPriceColumns } from "./price-columns.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
-import type { CalendarRow } from "./sources/calendar.ts";
-import { parseCompanyFacts } from "./sources/companyfacts.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
-import { parsePrices } from "./sources/prices.ts";
 import { type CompanyRecord, type FilingRecord, parseSubmissions } from "./sources/submissions.ts";
 import { parseCompanyTickers, parseTickersExchange } from "./sources/tickers.ts";
-import { parseJson, tickerFromFileName } from "./sources/values.ts";
+import { tickerFromFileName } from "./sources/values.ts";
 import { SnapshotWriter } from "./write.ts";
 
 export interface ImportOptions {
@@ -89,98 +86,88 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   const market = readMarketSources(ctx);
   await writeMarketTables(writer, market, securities);
   await importInsiderTrades(ctx, writer, join(edgar, "form4"));
-  const pass = new CompanyPass(ctx, writer, market, priceFiles, reportDatesByCik(filings));
-  const factFiles = new Map(ctx.files(join(edgar, "companyfacts"), ".json").map((f) => [cikOfFile(f), f]));
-  const byCik = Map.groupBy([...securities.values()], (s) => s.cik ?? `ticker:${s.ticker_key}`);
-  for (const [cik, group] of byCik) await pass.run(factFiles.get(cik) ?? null, group);
-  for (const [cik, file] of factFiles) if (!byCik.has(cik)) await pass.run(file, []);
-  await pass.finish();
-  await writer.append("filings", withXbrl(filings, pass.xbrlFilings));
-  return pass.dataAsOf;
+  const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings));
+  const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
+  try {
+    const written = new CompanyWriter(ctx, writer);
+    await pool.run(jobs, (result) => written.write(result));
+    if (written.dataAsOf !== null) await writer.append("derived", await pool.finishUndated(written.dataAsOf));
+    await writer.append("filings", withXbrl(filings, written.xbrlFilings));
+    return written.dataAsOf;
+  } finally {
+    pool.close();
+  }
 }
 
-/** One company at a time: statements, then each of its securities' prices and derived documents. */
-class CompanyPass {
+/** One job per company (its securities grouped by CIK), then companyfacts of no listed security. */
+function companyJobs(
+  ctx: ImportContext,
+  market: MarketSources,
+  securities: Map<string, SecurityRow>,
+  priceFiles: Map<string, string>,
+  reportDates: Map<string, string[]>,
+): CompanyJob[] {
+  const calendar = Map.groupBy(market.calendar, (c) => tickerKey(c.ticker));
+  const securityJob = (s: SecurityRow): SecurityJob => ({
+    securityId: s.security_id,
+    symbol: s.ticker,
+    priceCurrency: s.currency_code,
+    priceFile: priceFiles.get(s.ticker_key) ?? null,
+    market: {
+      dividends: market.dividends.get(s.ticker_key) ?? null,
+      calendar: calendar.get(s.ticker_key) ?? [],
+      reportDates: s.cik ? (reportDates.get(s.cik) ?? []) : [],
+      estimates: market.estimates.get(s.ticker_key) ?? null,
+      history: market.histories.get(s.ticker_key) ?? null,
+      growth: market.growth.get(s.ticker_key) ?? null,
+    },
+  });
+  const factFiles = new Map(
+    ctx.files(join(ctx.root, "edgar", "companyfacts"), ".json").map((f) => [cikOfFile(f), f]),
+  );
+  const byCik = Map.groupBy([...securities.values()], (s) => s.cik ?? `ticker:${s.ticker_key}`);
+  const jobs: CompanyJob[] = [];
+  for (const [cik, group] of byCik)
+    jobs.push({
+      index: jobs.length,
+      factsFile: factFiles.get(cik) ?? null,
+      securities: group.map(securityJob),
+    });
+  for (const [cik, file] of factFiles)
+    if (!byCik.has(cik)) jobs.push({ index: jobs.length, factsFile: file, securities: [] });
+  return jobs;
+}
+
+/** Writes the company pass's results, in company order, and keeps what the later tables need. */
+class CompanyWriter {
   readonly xbrlFilings = new Map<string, FilingSummary>();
-  private readonly undated: SecurityInputs[] = [];
   dataAsOf: string | null = null;
-  private readonly calendar: Map<string, CalendarRow[]>;
 
   constructor(
     private readonly ctx: ImportContext,
     private readonly writer: SnapshotWriter,
-    private readonly market: MarketSources,
-    private readonly priceFiles: Map<string, string>,
-    private readonly reportDates: Map<string, string[]>,
-  ) {
-    this.calendar = Map.groupBy(market.calendar, (c) => tickerKey(c.ticker));
-  }
+  ) {}
 
-  async run(factsFile: string | null, securities: SecurityRow[]): Promise<void> {
-    const statements = factsFile ? await this.statements(factsFile) : null;
-    for (const security of securities) await this.security(security, statements);
-  }
-
-  private async statements(file: string): Promise<(ComputedStatements & { cik: string }) | null> {
-    const name = this.ctx.name(file);
-    const facts = this.ctx.guard(file, "companyfacts", () =>
-      parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
-    );
-    if (!facts) return null;
-    const computed = computeStatements(facts);
-    const { cik } = facts;
-    const rows = (periods: readonly StatementPeriod[]) =>
-      periods.map(({ values, ...period }) => ({ ...period, ...values }));
-    await this.writer.append("balance_sheet", rows(computed.balance_sheet));
-    await this.writer.append("cash_flow_statement", rows(computed.cash_flow_statement));
-    await this.writer.append("income_statement", rows(computed.income_statement));
-    await this.writer.append(
-      "shares_outstanding",
-      computed.shares_outstanding.map((s) => ({ cik, ...s })),
-    );
-    for (const f of computed.filings) this.xbrlFilings.set(f.accession_number, f);
-    const periods =
-      computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
-    this.ctx.count("companyfacts", file, periods);
-    return { ...computed, cik };
-  }
-
-  private async security(security: SecurityRow, statements: (ComputedStatements & { cik: string }) | null) {
-    const file = this.priceFiles.get(security.ticker_key);
-    const prices = file ? this.ctx.parse(file, "prices", parsePrices) : [];
-    const securityId = security.security_id;
-    if (prices.length > 0) {
-      await this.writer.appendPrices(securityId, prices);
-      const quote = computeQuote(securityId, prices);
-      if (quote) await this.writer.append("quotes", [quote]);
-      const last = prices.at(-1)?.date ?? null;
-      if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
+  async write(result: CompanyResult): Promise<void> {
+    for (const args of result.counts) this.ctx.count(...args);
+    const statements = result.statements;
+    if (statements) {
+      await this.writer.append("balance_sheet", statements.balance_sheet);
+      await this.writer.append("cash_flow_statement", statements.cash_flow_statement);
+      await this.writer.append("income_statement", statements.income_statement);
+      await this.writer.append("shares_outstanding", statements.shares_outstanding);
+      for (const f of statements.filings) this.xbrlFilings.set(f.accession_number, f);
     }
-    const key = security.ticker_key;
-    const inputs: SecurityInputs = {
-      securityId,
-      symbol: security.ticker,
-      priceCurrency: security.currency_code,
-      statements,
-      shares: statements?.shares_outstanding ?? [],
-      prices,
-      dividends: this.market.dividends.get(key) ?? null,
-      calendar: this.calendar.get(key) ?? [],
-      reportDates: security.cik ? (this.reportDates.get(security.cik) ?? []) : [],
-      estimates: this.market.estimates.get(key) ?? null,
-      history: this.market.histories.get(key) ?? null,
-      growth: this.market.growth.get(key) ?? null,
-    };
-    await this.writer.append("derived", deriveSecurity(inputs));
-    // Without a price or report of its own, its earnings are dated by the whole snapshot.
-    if (ownAsOf(inputs) === null && inputs.calendar.length > 0) this.undated.push(inputs);
-  }
-
-  /** Earnings of the securities that had no date of their own, as of the snapshot's data date. */
-  async finish(): Promise<void> {
-    if (this.dataAsOf === null) return;
-    for (const inputs of this.undated)
-      await this.writer.append("derived", deriveEarnings(inputs, this.dataAsOf));
+    for (const security of result.securities) {
+      if (security.prices) {
+        const prices = fromPriceColumns(security.prices);
+        await this.writer.appendPrices(security.securityId, prices);
+        const last = prices.at(-1)?.date ?? null;
+        if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
+      }
+      if (security.quote) await this.writer.append("quotes", [security.quote]);
+      await this.writer.append("derived", security.derived);
+    }
   }
 }
 

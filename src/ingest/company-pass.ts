@@ -1,0 +1,133 @@
+/**
+ * The per-company pass, one company at a time: its statements from companyfacts, then each of
+ * its securities' prices and derived documents. Pure computation over the source files: the
+ * results go back to the importer, which writes them in company order (see company-pool.ts).
+ */
+import type { StatementPeriod } from "../domain/statements.ts";
+import { computeQuote } from "./compute/quote.ts";
+import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
+import type { ImportContext, RecordingContext } from "./context.ts";
+import { type DerivedRow, deriveEarnings, deriveSecurity, ownAsOf, type SecurityInputs } from "./derive.ts";
+import { type PriceColumns, toPriceColumns } from "./price-columns.ts";
+import { parseCompanyFacts } from "./sources/companyfacts.ts";
+import { parsePrices } from "./sources/prices.ts";
+import { parseJson } from "./sources/values.ts";
+
+/** One security of a company and its per-ticker market inputs. */
+export interface SecurityJob {
+  securityId: string;
+  symbol: string;
+  priceCurrency: string | null;
+  priceFile: string | null;
+  market: Omit<
+    SecurityInputs,
+    "securityId" | "symbol" | "priceCurrency" | "statements" | "shares" | "prices"
+  >;
+}
+
+/** One company: its companyfacts file (if any) and its securities. */
+export interface CompanyJob {
+  index: number;
+  factsFile: string | null;
+  securities: SecurityJob[];
+}
+
+/** Statement table rows of one company, ready for the writer. */
+export interface StatementTables {
+  balance_sheet: object[];
+  cash_flow_statement: object[];
+  income_statement: object[];
+  shares_outstanding: object[];
+  filings: FilingSummary[];
+}
+
+export interface SecurityResult {
+  securityId: string;
+  /** Ascending daily prices; null without a price file or rows. */
+  prices: PriceColumns | null;
+  quote: object | null;
+  derived: DerivedRow[];
+}
+
+export interface CompanyResult {
+  index: number;
+  /** The `ImportContext.count` calls the company made, to be replayed in company order. */
+  counts: Parameters<ImportContext["count"]>[];
+  statements: StatementTables | null;
+  securities: SecurityResult[];
+}
+
+type Statements = ComputedStatements & { cik: string };
+
+/**
+ * Computes companies one at a time and keeps the securities whose earnings are dated by the
+ * whole snapshot (no price or report of their own) until `finishUndated` gives that date.
+ */
+export class CompanyPass {
+  private readonly undated: { index: number; inputs: SecurityInputs }[] = [];
+
+  constructor(private readonly ctx: RecordingContext) {}
+
+  run(job: CompanyJob): CompanyResult {
+    const statements = job.factsFile ? this.statements(job.factsFile) : null;
+    const securities = job.securities.map((s) => this.security(job.index, s, statements));
+    return {
+      index: job.index,
+      counts: this.ctx.takeCounts(),
+      statements: statements && statementTables(statements),
+      securities,
+    };
+  }
+
+  /** Earnings of the kept securities as of the snapshot's data date, with their company's index. */
+  finishUndated(dataAsOf: string): { index: number; derived: DerivedRow[] }[] {
+    return this.undated.map(({ index, inputs }) => ({ index, derived: deriveEarnings(inputs, dataAsOf) }));
+  }
+
+  private statements(file: string): Statements | null {
+    const name = this.ctx.name(file);
+    const facts = this.ctx.guard(file, "companyfacts", () =>
+      parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
+    );
+    if (!facts) return null;
+    const computed = computeStatements(facts);
+    const periods =
+      computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
+    this.ctx.count("companyfacts", file, periods);
+    return { ...computed, cik: facts.cik };
+  }
+
+  private security(index: number, job: SecurityJob, statements: Statements | null): SecurityResult {
+    const prices = job.priceFile ? this.ctx.parse(job.priceFile, "prices", parsePrices) : [];
+    const inputs: SecurityInputs = {
+      securityId: job.securityId,
+      symbol: job.symbol,
+      priceCurrency: job.priceCurrency,
+      statements,
+      shares: statements?.shares_outstanding ?? [],
+      prices,
+      ...job.market,
+    };
+    const derived = deriveSecurity(inputs);
+    // Without a price or report of its own, its earnings are dated by the whole snapshot.
+    if (ownAsOf(inputs) === null && inputs.calendar.length > 0) this.undated.push({ index, inputs });
+    return {
+      securityId: job.securityId,
+      prices: prices.length > 0 ? toPriceColumns(prices) : null,
+      quote: computeQuote(job.securityId, prices),
+      derived,
+    };
+  }
+}
+
+function statementTables(computed: Statements): StatementTables {
+  const rows = (periods: readonly StatementPeriod[]) =>
+    periods.map(({ values, ...period }) => ({ ...period, ...values }));
+  return {
+    balance_sheet: rows(computed.balance_sheet),
+    cash_flow_statement: rows(computed.cash_flow_statement),
+    income_statement: rows(computed.income_statement),
+    shares_outstanding: computed.shares_outstanding.map((s) => ({ cik: computed.cik, ...s })),
+    filings: computed.filings,
+  };
+}
