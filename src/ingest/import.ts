@@ -10,7 +10,7 @@ import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
-import { fromPriceColumns } from "./price-columns.ts";
+import { lastPriceDate } from "./price-columns.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
@@ -160,9 +160,8 @@ class CompanyWriter {
     }
     for (const security of result.securities) {
       if (security.prices) {
-        const prices = fromPriceColumns(security.prices);
-        await this.writer.appendPrices(security.securityId, prices);
-        const last = prices.at(-1)?.date ?? null;
+        await this.writer.appendPrices(security.securityId, security.prices);
+        const last = lastPriceDate(security.prices);
         if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
       }
       if (security.quote) await this.writer.append("quotes", [security.quote]);

@@ -36,6 +36,11 @@ export function priceRowCount(columns: PriceColumns): number {
   return columns.close.length;
 }
 
+/** The date of the last row. */
+export function lastPriceDate(columns: PriceColumns): string {
+  return columns.dates.slice(-DATE_LENGTH);
+}
+
 /** The buffers `postMessage` can transfer instead of copying. */
 export function priceBuffers(columns: PriceColumns): ArrayBuffer[] {
   return NUMERIC.map((c) => columns[c].buffer as ArrayBuffer);

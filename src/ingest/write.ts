@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Columns, SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
-import { Db, openDuckDb } from "../query/duckdb.ts";
+import { Db, loadDuckDb, openDuckDb } from "../query/duckdb.ts";
 import {
   cleanStaging,
   type Manifest,
@@ -12,23 +12,15 @@ import {
   stagingName,
   type TableEntry,
 } from "../snapshots.ts";
+import { fromPriceColumns, type PriceColumns } from "./price-columns.ts";
 import { PriceFileWriter } from "./price-file.ts";
-import type { PriceRow } from "./sources/prices.ts";
+import { StagedTable } from "./staged-table.ts";
 
 /** Rows a staged table holds before they are spilled to a Parquet part (bounds memory). */
 const SPILL_ROWS = 1_000_000;
 
 /** Row group sizes other than 100,000: the derived table's rows are whole JSON documents. */
 const ROW_GROUP_ROWS: Partial<Record<TableName, number>> = { derived: 2048 };
-
-type Appender = Awaited<ReturnType<Db["appender"]>>;
-
-interface Staged {
-  appender: Appender;
-  rows: number;
-  pending: number;
-  parts: string[];
-}
 
 /**
  * Writes one snapshot: rows are appended per table (several tables at once, so the importer
@@ -38,7 +30,7 @@ interface Staged {
  * leaves at most a staging directory, which the next import removes.
  */
 export class SnapshotWriter {
-  private readonly staged = new Map<TableName, Staged>();
+  private readonly staged = new Map<TableName, StagedTable>();
   private closed = false;
   private readonly prices: PriceFileWriter;
 
@@ -67,25 +59,18 @@ export class SnapshotWriter {
   }
 
   /** Appends one security's daily prices (ascending) to the table and to the serving price file. */
-  async appendPrices(securityId: string, rows: readonly PriceRow[]): Promise<void> {
-    await this.append(
-      "prices",
-      rows.map((row) => ({ ...row, security_id: securityId })),
-    );
+  async appendPrices(securityId: string, prices: PriceColumns): Promise<void> {
+    const staged = this.staged.get("prices") ?? (await this.stage("prices"));
+    const rows = fromPriceColumns(prices);
+    for (const row of rows) staged.add({ ...row, security_id: securityId });
     this.prices.add(securityId, rows);
+    if (staged.pending >= SPILL_ROWS) await this.spill("prices", staged);
   }
 
   /** Appends rows (objects keyed by column name) to a table; may spill to disk. */
   async append(table: TableName, rows: Iterable<object>): Promise<void> {
     const staged = this.staged.get(table) ?? (await this.stage(table));
-    const columns = SNAPSHOT_TABLES[table] as Columns;
-    for (const row of rows) {
-      const values = row as Record<string, unknown>;
-      for (const [col, type] of columns) appendValue(staged.appender, type, values[col], table, col);
-      staged.appender.endRow();
-      staged.rows++;
-      staged.pending++;
-    }
+    for (const row of rows) staged.add(row as Record<string, unknown>);
     if (staged.pending >= SPILL_ROWS) await this.spill(table, staged);
   }
 
@@ -124,36 +109,32 @@ export class SnapshotWriter {
     if (this.closed) return;
     this.closed = true;
     this.prices.abort();
-    for (const staged of this.staged.values()) staged.appender.closeSync();
+    for (const staged of this.staged.values()) staged.close();
     this.db.close();
     this.instance.closeSync();
   }
 
-  /** Dates and timestamps are staged as text and cast when written out. */
-  private async stage(table: TableName): Promise<Staged> {
+  /** Timestamps are staged as text and cast when written out. */
+  private async stage(table: TableName): Promise<StagedTable> {
     const columns = SNAPSHOT_TABLES[table] as Columns;
-    const defs = columns.map(
-      ([col, type]) => `"${col}" ${type === "DATE" || type === "TIMESTAMP" ? "VARCHAR" : type}`,
-    );
+    const defs = columns.map(([col, type]) => `"${col}" ${type === "TIMESTAMP" ? "VARCHAR" : type}`);
     await this.db.run(`CREATE TABLE staged_${table} (${defs.join(", ")})`);
-    const staged = { appender: await this.db.appender(`staged_${table}`), rows: 0, pending: 0, parts: [] };
+    const staged = new StagedTable(table, await loadDuckDb(), await this.db.appender(`staged_${table}`));
     this.staged.set(table, staged);
     return staged;
   }
 
-  private async spill(table: TableName, staged: Staged): Promise<void> {
-    staged.appender.closeSync();
+  private async spill(table: TableName, staged: StagedTable): Promise<void> {
+    staged.close();
     const part = join(this.dir, `${table}.part${staged.parts.length}.parquet`);
     await this.db.run(
       `COPY (${castSelect(table)} FROM staged_${table}) TO ${literal(part)} (FORMAT parquet)`,
     );
     await this.db.run(`DELETE FROM staged_${table}`);
-    staged.parts.push(part);
-    staged.pending = 0;
-    staged.appender = await this.db.appender(`staged_${table}`);
+    staged.spilled(part, await this.db.appender(`staged_${table}`));
   }
 
-  private async writeTable(table: TableName, staged: Staged): Promise<TableEntry> {
+  private async writeTable(table: TableName, staged: StagedTable): Promise<TableEntry> {
     if (staged.pending > 0 || staged.parts.length === 0) await this.spill(table, staged);
     const file = `${table}.parquet`;
     const path = join(this.dir, file);
@@ -167,11 +148,11 @@ export class SnapshotWriter {
   }
 }
 
-/** `SELECT` of a table's columns with the staged text dates cast back to their types. */
+/** `SELECT` of a table's columns with the staged text timestamps cast back to their type. */
 function castSelect(table: TableName): string {
   const columns = SNAPSHOT_TABLES[table] as Columns;
   const select = columns.map(([col, type]) =>
-    type === "DATE" || type === "TIMESTAMP" ? `CAST("${col}" AS ${type}) AS "${col}"` : `"${col}"`,
+    type === "TIMESTAMP" ? `CAST("${col}" AS ${type}) AS "${col}"` : `"${col}"`,
   );
   return `SELECT ${select.join(", ")}`;
 }
@@ -179,18 +160,4 @@ function castSelect(table: TableName): string {
 /** A SQL string literal of one of our own paths (data dir + generated id, never input). */
 function literal(path: string): string {
   return `'${path.replaceAll("'", "''")}'`;
-}
-
-function appendValue(appender: Appender, type: string, value: unknown, table: string, col: string): void {
-  if (value === null || value === undefined) appender.appendNull();
-  else if (type === "DOUBLE" && typeof value === "number" && Number.isFinite(value))
-    appender.appendDouble(value);
-  else if (type === "BIGINT" && typeof value === "number" && Number.isSafeInteger(value))
-    appender.appendBigInt(BigInt(value));
-  else if (type === "INTEGER" && typeof value === "number" && Number.isInteger(value))
-    appender.appendInteger(value);
-  else if (type === "BOOLEAN" && typeof value === "boolean") appender.appendBoolean(value);
-  else if ((type === "VARCHAR" || type === "DATE" || type === "TIMESTAMP") && typeof value === "string")
-    appender.appendVarchar(value);
-  else throw new Error(`${table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
 }

@@ -1,0 +1,143 @@
+/**
+ * One table being staged in the writer's DuckDB: rows are converted column by column into
+ * typed buffers and appended a data chunk (2,048 rows) at a time, not one value at a time.
+ */
+import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
+import type { Db, loadDuckDb } from "../query/duckdb.ts";
+import { isCalendarDate } from "./sources/values.ts";
+
+type DuckDbApi = Awaited<ReturnType<typeof loadDuckDb>>;
+type Appender = Awaited<ReturnType<Db["appender"]>>;
+type DuckDbType = Parameters<DuckDbApi["DuckDBDataChunk"]["create"]>[0][number];
+
+/** Rows per data chunk: DuckDB's vector size. */
+const CHUNK_ROWS = 2048;
+
+/** A value as a vector takes it, or a reason it cannot be stored in its column's type. */
+type Convert = (value: unknown) => unknown;
+const REFUSED = Symbol("refused");
+
+export class StagedTable {
+  /** Rows appended in all. */
+  rows = 0;
+  /** Rows appended since the last spill. */
+  pending = 0;
+  readonly parts: string[] = [];
+  private readonly columns: Columns;
+  private readonly types: DuckDbType[];
+  private readonly converters: Convert[];
+  private readonly buffers: unknown[][];
+
+  constructor(
+    private readonly table: TableName,
+    private readonly api: DuckDbApi,
+    private appender: Appender,
+  ) {
+    this.columns = SNAPSHOT_TABLES[table] as Columns;
+    this.types = this.columns.map(([, type]) => stagedType(api, type));
+    this.converters = this.columns.map(([, type]) => converter(api, type));
+    this.buffers = this.columns.map(() => []);
+  }
+
+  /** Appends one row (an object keyed by column name). */
+  add(row: Record<string, unknown>): void {
+    for (const [c, [col, type]] of this.columns.entries()) {
+      const value = row[col];
+      const item = value === null || value === undefined ? null : (this.converters[c] as Convert)(value);
+      if (item === REFUSED)
+        throw new Error(`${this.table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
+      (this.buffers[c] as unknown[]).push(item);
+    }
+    this.rows++;
+    this.pending++;
+    if ((this.buffers[0] as unknown[]).length === CHUNK_ROWS) this.flushChunk();
+  }
+
+  /** Appends what is buffered and closes the appender (before the table is read). */
+  close(): void {
+    this.flushChunk();
+    this.appender.closeSync();
+  }
+
+  /** After a spill to `part`: the table is empty again and appended through `appender`. */
+  spilled(part: string, appender: Appender): void {
+    this.parts.push(part);
+    this.pending = 0;
+    this.appender = appender;
+  }
+
+  private flushChunk(): void {
+    const size = (this.buffers[0] as unknown[]).length;
+    if (size === 0) return;
+    const chunk = this.api.DuckDBDataChunk.create(this.types, size);
+    for (const [c, buffer] of this.buffers.entries()) {
+      chunk.setColumnValues(c, buffer as Parameters<typeof chunk.setColumnValues>[1]);
+      buffer.length = 0;
+    }
+    this.appender.appendDataChunk(chunk);
+  }
+}
+
+/** Timestamps are staged as text (cast when written out); every other type as itself. */
+function stagedType(api: DuckDbApi, type: ColumnType): DuckDbType {
+  const types: Record<ColumnType, DuckDbType> = {
+    VARCHAR: api.VARCHAR,
+    TIMESTAMP: api.VARCHAR,
+    DATE: api.DATE,
+    DOUBLE: api.DOUBLE,
+    BIGINT: api.BIGINT,
+    INTEGER: api.INTEGER,
+    BOOLEAN: api.BOOLEAN,
+  };
+  return types[type];
+}
+
+function converter(api: DuckDbApi, type: ColumnType): Convert {
+  switch (type) {
+    case "VARCHAR":
+    case "TIMESTAMP":
+      return (v) => (typeof v === "string" ? v : REFUSED);
+    case "DATE":
+      return (v) => {
+        const days = typeof v === "string" ? isoDateDays(v) : null;
+        return days === null ? REFUSED : api.dateValue(days);
+      };
+    case "DOUBLE":
+      return (v) => (typeof v === "number" && Number.isFinite(v) ? v : REFUSED);
+    case "BIGINT":
+      return (v) => (typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : REFUSED);
+    case "INTEGER":
+      return (v) => (typeof v === "number" && Number.isInteger(v) && Math.abs(v) <= INT32_MAX ? v : REFUSED);
+    case "BOOLEAN":
+      return (v) => (typeof v === "boolean" ? v : REFUSED);
+  }
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+const ZERO = 48;
+const DASH = 45;
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` calendar date; null for anything else. */
+function isoDateDays(s: string): number | null {
+  if (s.length !== 10 || s.charCodeAt(4) !== DASH || s.charCodeAt(7) !== DASH) return null;
+  const digits = (from: number, to: number) => {
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const d = s.charCodeAt(i) - ZERO;
+      if (d < 0 || d > 9) return Number.NaN;
+      n = n * 10 + d;
+    }
+    return n;
+  };
+  const y = digits(0, 4);
+  const m = digits(5, 7);
+  const d = digits(8, 10);
+  if (!isCalendarDate(y, m, d)) return null;
+  // Days from the civil date (H. Hinnant's algorithm), years counted from March.
+  const year = m <= 2 ? y - 1 : y;
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
