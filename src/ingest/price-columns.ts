@@ -5,7 +5,7 @@
 import type { PriceRow } from "./sources/prices.ts";
 
 /** Characters of a `YYYY-MM-DD` date. */
-const DATE_LENGTH = 10;
+export const DATE_LENGTH = 10;
 
 export interface PriceColumns {
   /** The rows' dates, concatenated. */
@@ -19,15 +19,16 @@ export interface PriceColumns {
   volume: Float64Array;
 }
 
-const NUMERIC = ["open", "high", "low", "close", "adj_close", "volume"] as const;
+/** The numeric columns. */
+export const PRICE_VALUES = ["open", "high", "low", "close", "adj_close", "volume"] as const;
 
 export function toPriceColumns(rows: readonly PriceRow[]): PriceColumns {
-  const columns = Object.fromEntries(NUMERIC.map((c) => [c, new Float64Array(rows.length)])) as Omit<
+  const columns = Object.fromEntries(PRICE_VALUES.map((c) => [c, new Float64Array(rows.length)])) as Omit<
     PriceColumns,
     "dates"
   >;
   rows.forEach((row, i) => {
-    for (const c of NUMERIC) columns[c][i] = row[c] ?? Number.NaN;
+    for (const c of PRICE_VALUES) columns[c][i] = row[c] ?? Number.NaN;
   });
   return { dates: rows.map((r) => r.date).join(""), ...columns };
 }
@@ -43,24 +44,26 @@ export function lastPriceDate(columns: PriceColumns): string {
 
 /** The buffers `postMessage` can transfer instead of copying. */
 export function priceBuffers(columns: PriceColumns): ArrayBuffer[] {
-  return NUMERIC.map((c) => columns[c].buffer as ArrayBuffer);
+  return PRICE_VALUES.map((c) => columns[c].buffer as ArrayBuffer);
+}
+
+/** Row `i` of a column; null where missing. */
+export function priceValue(column: Float64Array, i: number): number | null {
+  const v = column[i] as number;
+  return Number.isNaN(v) ? null : v;
 }
 
 export function fromPriceColumns(columns: PriceColumns): PriceRow[] {
-  const value = (column: Float64Array, i: number) => {
-    const v = column[i] as number;
-    return Number.isNaN(v) ? null : v;
-  };
   const rows: PriceRow[] = new Array(priceRowCount(columns));
   for (let i = 0; i < rows.length; i++) {
     rows[i] = {
       date: columns.dates.slice(i * DATE_LENGTH, (i + 1) * DATE_LENGTH),
-      open: value(columns.open, i),
-      high: value(columns.high, i),
-      low: value(columns.low, i),
+      open: priceValue(columns.open, i),
+      high: priceValue(columns.high, i),
+      low: priceValue(columns.low, i),
       close: columns.close[i] as number,
-      adj_close: value(columns.adj_close, i),
-      volume: value(columns.volume, i),
+      adj_close: priceValue(columns.adj_close, i),
+      volume: priceValue(columns.volume, i),
     };
   }
   return rows;

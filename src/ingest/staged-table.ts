@@ -4,6 +4,7 @@
  */
 import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
 import type { Db, loadDuckDb } from "../query/duckdb.ts";
+import { DATE_LENGTH, PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
 import { isCalendarDate } from "./sources/values.ts";
 
 type DuckDbApi = Awaited<ReturnType<typeof loadDuckDb>>;
@@ -24,6 +25,7 @@ export class StagedTable {
   pending = 0;
   readonly parts: string[] = [];
   private readonly columns: Columns;
+  private readonly names: string[];
   private readonly types: DuckDbType[];
   private readonly converters: Convert[];
   private readonly buffers: unknown[][];
@@ -34,6 +36,7 @@ export class StagedTable {
     private appender: Appender,
   ) {
     this.columns = SNAPSHOT_TABLES[table] as Columns;
+    this.names = this.columns.map(([name]) => name);
     this.types = this.columns.map(([, type]) => stagedType(api, type));
     this.converters = this.columns.map(([, type]) => converter(api, type));
     this.buffers = this.columns.map(() => []);
@@ -41,16 +44,21 @@ export class StagedTable {
 
   /** Appends one row (an object keyed by column name). */
   add(row: Record<string, unknown>): void {
-    for (const [c, [col, type]] of this.columns.entries()) {
-      const value = row[col];
-      const item = value === null || value === undefined ? null : (this.converters[c] as Convert)(value);
-      if (item === REFUSED)
-        throw new Error(`${this.table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
-      (this.buffers[c] as unknown[]).push(item);
+    for (let c = 0; c < this.names.length; c++) this.push(c, row[this.names[c] as string]);
+    this.endRow();
+  }
+
+  /** Appends one security's daily prices (to the `prices` table). */
+  addPrices(securityId: string, prices: PriceColumns): void {
+    const at = (col: string) => this.names.indexOf(col);
+    const [id, date] = [at("security_id"), at("date")];
+    const values = PRICE_VALUES.map((col) => [at(col), prices[col]] as const);
+    for (let i = 0; i < prices.close.length; i++) {
+      this.push(id, securityId);
+      this.push(date, prices.dates.slice(i * DATE_LENGTH, (i + 1) * DATE_LENGTH));
+      for (const [c, column] of values) this.push(c, priceValue(column, i));
+      this.endRow();
     }
-    this.rows++;
-    this.pending++;
-    if ((this.buffers[0] as unknown[]).length === CHUNK_ROWS) this.flushChunk();
   }
 
   /** Appends what is buffered and closes the appender (before the table is read). */
@@ -64,6 +72,21 @@ export class StagedTable {
     this.parts.push(part);
     this.pending = 0;
     this.appender = appender;
+  }
+
+  private push(c: number, value: unknown): void {
+    const item = value === null || value === undefined ? null : (this.converters[c] as Convert)(value);
+    if (item === REFUSED) {
+      const [col, type] = this.columns[c] as Columns[number];
+      throw new Error(`${this.table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
+    }
+    (this.buffers[c] as unknown[]).push(item);
+  }
+
+  private endRow(): void {
+    this.rows++;
+    this.pending++;
+    if ((this.buffers[0] as unknown[]).length === CHUNK_ROWS) this.flushChunk();
   }
 
   private flushChunk(): void {
@@ -120,18 +143,9 @@ const DASH = 45;
 /** Days since 1970-01-01 of a `YYYY-MM-DD` calendar date; null for anything else. */
 function isoDateDays(s: string): number | null {
   if (s.length !== 10 || s.charCodeAt(4) !== DASH || s.charCodeAt(7) !== DASH) return null;
-  const digits = (from: number, to: number) => {
-    let n = 0;
-    for (let i = from; i < to; i++) {
-      const d = s.charCodeAt(i) - ZERO;
-      if (d < 0 || d > 9) return Number.NaN;
-      n = n * 10 + d;
-    }
-    return n;
-  };
-  const y = digits(0, 4);
-  const m = digits(5, 7);
-  const d = digits(8, 10);
+  const y = digitsAt(s, 0, 4);
+  const m = digitsAt(s, 5, 7);
+  const d = digitsAt(s, 8, 10);
   if (!isCalendarDate(y, m, d)) return null;
   // Days from the civil date (H. Hinnant's algorithm), years counted from March.
   const year = m <= 2 ? y - 1 : y;
@@ -140,4 +154,15 @@ function isoDateDays(s: string): number | null {
   const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The decimal number written at `from` up to `to`; NaN unless all are digits. */
+function digitsAt(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = s.charCodeAt(i) - ZERO;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
 }

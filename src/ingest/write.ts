@@ -61,9 +61,8 @@ export class SnapshotWriter {
   /** Appends one security's daily prices (ascending) to the table and to the serving price file. */
   async appendPrices(securityId: string, prices: PriceColumns): Promise<void> {
     const staged = this.staged.get("prices") ?? (await this.stage("prices"));
-    const rows = fromPriceColumns(prices);
-    for (const row of rows) staged.add({ ...row, security_id: securityId });
-    this.prices.add(securityId, rows);
+    staged.addPrices(securityId, prices);
+    this.prices.add(securityId, fromPriceColumns(prices));
     if (staged.pending >= SPILL_ROWS) await this.spill("prices", staged);
   }
 
