@@ -23,6 +23,8 @@ export class StagedTable {
   rows = 0;
   /** Rows appended since the last spill. */
   pending = 0;
+  /** Characters of text appended since the last spill (the derived table's rows are whole documents). */
+  pendingChars = 0;
   readonly parts: string[] = [];
   private readonly columns: Columns;
   private readonly names: string[];
@@ -71,6 +73,7 @@ export class StagedTable {
   spilled(part: string, appender: Appender): void {
     this.parts.push(part);
     this.pending = 0;
+    this.pendingChars = 0;
     this.appender = appender;
   }
 
@@ -80,6 +83,7 @@ export class StagedTable {
       const [col, type] = this.columns[c] as Columns[number];
       throw new Error(`${this.table}.${col}: cannot store ${JSON.stringify(value)} as ${type}`);
     }
+    if (typeof item === "string") this.pendingChars += item.length;
     (this.buffers[c] as unknown[]).push(item);
   }
 

@@ -16,8 +16,9 @@ import { fromPriceColumns, type PriceColumns } from "./price-columns.ts";
 import { PriceFileWriter } from "./price-file.ts";
 import { StagedTable } from "./staged-table.ts";
 
-/** Rows a staged table holds before they are spilled to a Parquet part (bounds memory). */
+/** Rows, or characters of text, a staged table holds before it is spilled to a Parquet part (bounds memory). */
 const SPILL_ROWS = 1_000_000;
+const SPILL_CHARS = 128_000_000;
 
 /** Row group sizes other than 100,000: the derived table's rows are whole JSON documents. */
 const ROW_GROUP_ROWS: Partial<Record<TableName, number>> = { derived: 2048 };
@@ -63,14 +64,14 @@ export class SnapshotWriter {
     const staged = this.staged.get("prices") ?? (await this.stage("prices"));
     staged.addPrices(securityId, prices);
     this.prices.add(securityId, fromPriceColumns(prices));
-    if (staged.pending >= SPILL_ROWS) await this.spill("prices", staged);
+    await this.spillIfFull("prices", staged);
   }
 
   /** Appends rows (objects keyed by column name) to a table; may spill to disk. */
   async append(table: TableName, rows: Iterable<object>): Promise<void> {
     const staged = this.staged.get(table) ?? (await this.stage(table));
     for (const row of rows) staged.add(row as Record<string, unknown>);
-    if (staged.pending >= SPILL_ROWS) await this.spill(table, staged);
+    await this.spillIfFull(table, staged);
   }
 
   /** Writes every table, then the manifest, then renames the snapshot into place. */
@@ -121,6 +122,10 @@ export class SnapshotWriter {
     const staged = new StagedTable(table, await loadDuckDb(), await this.db.appender(`staged_${table}`));
     this.staged.set(table, staged);
     return staged;
+  }
+
+  private async spillIfFull(table: TableName, staged: StagedTable): Promise<void> {
+    if (staged.pending >= SPILL_ROWS || staged.pendingChars >= SPILL_CHARS) await this.spill(table, staged);
   }
 
   private async spill(table: TableName, staged: StagedTable): Promise<void> {
