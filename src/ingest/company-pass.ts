@@ -3,7 +3,8 @@
  * its securities' prices and derived documents. Pure computation over the source files: the
  * results go back to the importer, which writes them in company order (see company-pool.ts).
  */
-import type { StatementPeriod } from "../domain/statements.ts";
+import { type Columns, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
+import type { StatementKind, StatementPeriod } from "../domain/statements.ts";
 import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import type { ImportContext, RecordingContext } from "./context.ts";
@@ -32,12 +33,18 @@ export interface CompanyJob {
   securities: SecurityJob[];
 }
 
+/**
+ * A table's rows as their values in the table's column order: cheaper to send between threads
+ * and to stage than objects with many keys.
+ */
+export type TableValues = unknown[][];
+
 /** Statement table rows of one company, ready for the writer. */
 export interface StatementTables {
-  balance_sheet: object[];
-  cash_flow_statement: object[];
-  income_statement: object[];
-  shares_outstanding: object[];
+  balance_sheet: TableValues;
+  cash_flow_statement: TableValues;
+  income_statement: TableValues;
+  shares_outstanding: TableValues;
   filings: FilingSummary[];
 }
 
@@ -45,8 +52,9 @@ export interface SecurityResult {
   securityId: string;
   /** Ascending daily prices; null without a price file or rows. */
   prices: PriceColumns | null;
-  quote: object | null;
-  derived: DerivedRow[];
+  /** The quote row (none without prices). */
+  quote: TableValues;
+  derived: TableValues;
 }
 
 export interface CompanyResult {
@@ -114,20 +122,34 @@ export class CompanyPass {
     return {
       securityId: job.securityId,
       prices: prices.length > 0 ? toPriceColumns(prices) : null,
-      quote: computeQuote(job.securityId, prices),
-      derived,
+      quote: tableValues(
+        "quotes",
+        [computeQuote(job.securityId, prices)].filter((q) => q !== null),
+      ),
+      derived: tableValues("derived", derived),
     };
   }
 }
 
 function statementTables(computed: Statements): StatementTables {
-  const rows = (periods: readonly StatementPeriod[]) =>
-    periods.map(({ values, ...period }) => ({ ...period, ...values }));
+  const rows = (table: StatementKind, periods: readonly StatementPeriod[]) =>
+    tableValues(
+      table,
+      periods.map(({ values, ...period }) => ({ ...period, ...values })),
+    );
   return {
-    balance_sheet: rows(computed.balance_sheet),
-    cash_flow_statement: rows(computed.cash_flow_statement),
-    income_statement: rows(computed.income_statement),
-    shares_outstanding: computed.shares_outstanding.map((s) => ({ cik: computed.cik, ...s })),
+    balance_sheet: rows("balance_sheet", computed.balance_sheet),
+    cash_flow_statement: rows("cash_flow_statement", computed.cash_flow_statement),
+    income_statement: rows("income_statement", computed.income_statement),
+    shares_outstanding: tableValues(
+      "shares_outstanding",
+      computed.shares_outstanding.map((s) => ({ cik: computed.cik, ...s })),
+    ),
     filings: computed.filings,
   };
+}
+
+function tableValues(table: TableName, rows: readonly object[]): TableValues {
+  const names = (SNAPSHOT_TABLES[table] as Columns).map(([name]) => name);
+  return rows.map((row) => names.map((name) => (row as Record<string, unknown>)[name]));
 }

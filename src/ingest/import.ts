@@ -152,10 +152,10 @@ class CompanyWriter {
     for (const args of result.counts) this.ctx.count(...args);
     const statements = result.statements;
     if (statements) {
-      await this.writer.append("balance_sheet", statements.balance_sheet);
-      await this.writer.append("cash_flow_statement", statements.cash_flow_statement);
-      await this.writer.append("income_statement", statements.income_statement);
-      await this.writer.append("shares_outstanding", statements.shares_outstanding);
+      await this.writer.appendValues("balance_sheet", statements.balance_sheet);
+      await this.writer.appendValues("cash_flow_statement", statements.cash_flow_statement);
+      await this.writer.appendValues("income_statement", statements.income_statement);
+      await this.writer.appendValues("shares_outstanding", statements.shares_outstanding);
       for (const f of statements.filings) this.xbrlFilings.set(f.accession_number, f);
     }
     for (const security of result.securities) {
@@ -164,8 +164,8 @@ class CompanyWriter {
         const last = lastPriceDate(security.prices);
         if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
       }
-      if (security.quote) await this.writer.append("quotes", [security.quote]);
-      await this.writer.append("derived", security.derived);
+      if (security.quote.length > 0) await this.writer.appendValues("quotes", security.quote);
+      await this.writer.appendValues("derived", security.derived);
     }
   }
 }

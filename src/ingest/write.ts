@@ -74,6 +74,13 @@ export class SnapshotWriter {
     await this.spillIfFull(table, staged);
   }
 
+  /** Appends rows given as their values in the table's column order; may spill to disk. */
+  async appendValues(table: TableName, rows: readonly (readonly unknown[])[]): Promise<void> {
+    const staged = this.staged.get(table) ?? (await this.stage(table));
+    for (const values of rows) staged.addValues(values);
+    await this.spillIfFull(table, staged);
+  }
+
   /** Writes every table, then the manifest, then renames the snapshot into place. */
   async finish(meta: Omit<Manifest, "id" | "created_at" | "tables">): Promise<Manifest> {
     const tables: Partial<Record<TableName, TableEntry>> = {};
@@ -114,14 +121,18 @@ export class SnapshotWriter {
     this.instance.closeSync();
   }
 
-  /** Timestamps are staged as text and cast when written out. */
   private async stage(table: TableName): Promise<StagedTable> {
-    const columns = SNAPSHOT_TABLES[table] as Columns;
-    const defs = columns.map(([col, type]) => `"${col}" ${type === "TIMESTAMP" ? "VARCHAR" : type}`);
-    await this.db.run(`CREATE TABLE staged_${table} (${defs.join(", ")})`);
+    await this.createStaged(table);
     const staged = new StagedTable(table, await loadDuckDb(), await this.db.appender(`staged_${table}`));
     this.staged.set(table, staged);
     return staged;
+  }
+
+  /** Timestamps are staged as text and cast when written out. */
+  private async createStaged(table: TableName): Promise<void> {
+    const columns = SNAPSHOT_TABLES[table] as Columns;
+    const defs = columns.map(([col, type]) => `"${col}" ${type === "TIMESTAMP" ? "VARCHAR" : type}`);
+    await this.db.run(`CREATE TABLE staged_${table} (${defs.join(", ")})`);
   }
 
   private async spillIfFull(table: TableName, staged: StagedTable): Promise<void> {
@@ -134,7 +145,10 @@ export class SnapshotWriter {
     await this.db.run(
       `COPY (${castSelect(table)} FROM staged_${table}) TO ${literal(part)} (FORMAT parquet)`,
     );
-    await this.db.run(`DELETE FROM staged_${table}`);
+    // Dropped, not emptied: an in-memory database never checkpoints, so deleted rows would
+    // keep their memory until the end.
+    await this.db.run(`DROP TABLE staged_${table}`);
+    await this.createStaged(table);
     staged.spilled(part, await this.db.appender(`staged_${table}`));
   }
 
