@@ -20,8 +20,12 @@ import { StagedTable } from "./staged-table.ts";
 const SPILL_ROWS = 1_000_000;
 const SPILL_CHARS = 128_000_000;
 
-/** Row group sizes other than 100,000: the derived table's rows are whole JSON documents. */
-const ROW_GROUP_ROWS: Partial<Record<TableName, number>> = { derived: 2048 };
+/**
+ * Tables whose rows are whole JSON documents (the derived table's): written in row groups of
+ * 2,048 rows instead of 100,000, and sorted on one thread: two threads' sort buffers of such
+ * rows overflow the memory cap.
+ */
+const DOCUMENT_TABLES = new Set<TableName>(["derived"]);
 
 /**
  * Writes one snapshot: rows are appended per table (several tables at once, so the importer
@@ -157,10 +161,13 @@ export class SnapshotWriter {
     const file = `${table}.parquet`;
     const path = join(this.dir, file);
     const parts = `[${staged.parts.map(literal).join(", ")}]`;
+    const documents = DOCUMENT_TABLES.has(table);
+    if (documents) await this.db.run("SET threads = 1");
     await this.db.run(
       `COPY (SELECT * FROM read_parquet(${parts}) ORDER BY ${TABLE_ORDER[table]}) TO ${literal(path)}
-       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS[table] ?? 100_000})`,
+       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${documents ? 2048 : 100_000})`,
     );
+    if (documents) await this.db.run("RESET threads");
     for (const part of staged.parts) rmSync(part);
     return { file, rows: staged.rows, bytes: statSync(path).size, sha256: await sha256File(path) };
   }
