@@ -134,6 +134,18 @@ export const SNAPSHOT_TABLES = {
 
 export type TableName = keyof typeof SNAPSHOT_TABLES;
 
+/**
+ * A table's rows as their values in the table's column order: what the writer stages, and
+ * cheaper to send between threads than objects with many keys.
+ */
+export type TableValues = unknown[][];
+
+/** Rows (objects keyed by column name) as a table's values; missing keys are nulls. */
+export function tableValues(table: TableName, rows: Iterable<object>): TableValues {
+  const names = (SNAPSHOT_TABLES[table] as Columns).map(([name]) => name);
+  return Array.from(rows, (row) => names.map((name) => (row as Record<string, unknown>)[name]));
+}
+
 /** A statement table: period keys, then one DOUBLE column per field of that statement. */
 function statementColumns(kind: StatementKind): Columns {
   return [

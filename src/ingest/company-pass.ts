@@ -3,7 +3,7 @@
  * its securities' prices and derived documents. Pure computation over the source files: the
  * results go back to the importer, which writes them in company order (see company-pool.ts).
  */
-import { type Columns, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
+import { type TableValues, tableValues } from "../domain/snapshot-tables.ts";
 import type { StatementKind, StatementPeriod } from "../domain/statements.ts";
 import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
@@ -32,12 +32,6 @@ export interface CompanyJob {
   factsFile: string | null;
   securities: SecurityJob[];
 }
-
-/**
- * A table's rows as their values in the table's column order: cheaper to send between threads
- * and to stage than objects with many keys.
- */
-export type TableValues = unknown[][];
 
 /** Statement table rows of one company, ready for the writer. */
 export interface StatementTables {
@@ -147,9 +141,4 @@ function statementTables(computed: Statements): StatementTables {
     ),
     filings: computed.filings,
   };
-}
-
-function tableValues(table: TableName, rows: readonly object[]): TableValues {
-  const names = (SNAPSHOT_TABLES[table] as Columns).map(([name]) => name);
-  return rows.map((row) => names.map((name) => (row as Record<string, unknown>)[name]));
 }

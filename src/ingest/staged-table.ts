@@ -44,12 +44,6 @@ export class StagedTable {
     this.buffers = this.columns.map(() => []);
   }
 
-  /** Appends one row (an object keyed by column name). */
-  add(row: Record<string, unknown>): void {
-    for (let c = 0; c < this.names.length; c++) this.push(c, row[this.names[c] as string]);
-    this.endRow();
-  }
-
   /** Appends one row given as its values in the table's column order. */
   addValues(values: readonly unknown[]): void {
     for (let c = 0; c < this.names.length; c++) this.push(c, values[c]);

@@ -1,6 +1,12 @@
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Columns, SNAPSHOT_TABLES, TABLE_ORDER, type TableName } from "../domain/snapshot-tables.ts";
+import {
+  type Columns,
+  SNAPSHOT_TABLES,
+  TABLE_ORDER,
+  type TableName,
+  tableValues,
+} from "../domain/snapshot-tables.ts";
 import { Db, loadDuckDb, openDuckDb } from "../query/duckdb.ts";
 import {
   cleanStaging,
@@ -73,9 +79,7 @@ export class SnapshotWriter {
 
   /** Appends rows (objects keyed by column name) to a table; may spill to disk. */
   async append(table: TableName, rows: Iterable<object>): Promise<void> {
-    const staged = this.staged.get(table) ?? (await this.stage(table));
-    for (const row of rows) staged.add(row as Record<string, unknown>);
-    await this.spillIfFull(table, staged);
+    await this.appendValues(table, tableValues(table, rows));
   }
 
   /** Appends rows given as their values in the table's column order; may spill to disk. */
