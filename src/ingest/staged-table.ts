@@ -14,7 +14,7 @@ type DuckDbType = Parameters<DuckDbApi["DuckDBDataChunk"]["create"]>[0][number];
 /** Rows per data chunk: DuckDB's vector size. */
 const CHUNK_ROWS = 2048;
 
-/** A value as a vector takes it, or a reason it cannot be stored in its column's type. */
+/** A value as its vector takes it, or REFUSED when it cannot be stored in its column's type. */
 type Convert = (value: unknown) => unknown;
 const REFUSED = Symbol("refused");
 
