@@ -1,3 +1,4 @@
+import type { CheckpointRequest } from "./checkpoint-worker.ts";
 import { hashApiKey } from "./keys.ts";
 import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 
@@ -37,7 +38,8 @@ interface PendingDebit extends Debit {
  * `available = balance - reserved` is exact; a crash drops all reservations, which is the
  * same as releasing them. Debits queued within one event-loop turn are committed in one
  * SQLite transaction, and each caller is answered only after that commit: durability of
- * every 2xx is kept without one transaction per call.
+ * every 2xx is kept without one transaction per call. The WAL is checkpointed by a worker
+ * thread (checkpoint-worker.ts), never inside these commits.
  */
 export class Billing {
   private readonly reserved = new Map<string, number>();
@@ -49,11 +51,16 @@ export class Billing {
   private flushScheduled = false;
   private seenVersion: number;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly checkpointer: Worker;
 
   constructor(
     private readonly store: AccountsStore,
     pollMs: number,
   ) {
+    store.db.exec("PRAGMA wal_autocheckpoint = 0");
+    this.checkpointer = new Worker(new URL("./checkpoint-worker.ts", import.meta.url));
+    this.checkpointer.postMessage({ path: store.path, everyMs: 1_000 } satisfies CheckpointRequest);
+    this.checkpointer.unref();
     this.seenVersion = store.dataVersion();
     this.seenRevision = store.revision;
     this.timer = setInterval(() => this.refreshIfChanged(), pollMs);
@@ -186,6 +193,7 @@ export class Billing {
   close(): void {
     clearInterval(this.timer);
     this.flush();
+    this.checkpointer.terminate();
   }
 
   private unhold(reservation: Reservation): void {

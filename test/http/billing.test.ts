@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { main } from "../../src/index.ts";
+import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -102,6 +103,39 @@ describe("billing", () => {
     }
     expect(status).toBe(200);
     expect(server.accounts.getBalance(userId)).toBe(1);
+  });
+
+  test("debits reach the database file through the checkpoint thread, and the key's last use is recorded", async () => {
+    const { Database } = await import("bun:sqlite");
+    const { copyFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { key, userId } = server.newKey(50);
+    for (let i = 0; i < 3; i++) expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);
+    // A copy of the database file alone, without its WAL, shows the debits only once a
+    // checkpoint has copied them there. The serving connection never checkpoints
+    // (auto-checkpoint off), a few pages would not reach SQLite's default threshold anyway,
+    // and the worker checkpoints every second.
+    const copy = join(tempDir(), "accounts-file-only.db");
+    const fileBalance = () => {
+      copyFileSync(join(server.dataDir, "accounts.db"), copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        return db.query<{ balance: number }, [string]>("SELECT balance FROM users WHERE id = ?").get(userId)
+          ?.balance;
+      } catch {
+        return undefined; // copied in the middle of a checkpoint: try again
+      } finally {
+        db.close();
+      }
+    };
+    let balance = fileBalance();
+    for (let i = 0; i < 60 && balance !== 47; i++) {
+      await Bun.sleep(50);
+      balance = fileBalance();
+    }
+    expect(balance).toBe(47);
+    const [info] = server.accounts.listKeys(userId);
+    expect(info?.last_used_at).not.toBeNull();
   });
 
   test("the ledger refuses updates and deletes", () => {
