@@ -6,10 +6,18 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
+import { type DirectRoute, JSON_TYPE } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
+import { errorResponse } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
+
+/**
+ * The routed part of a call, after the edge's checks: Elysia's app, or a direct route. May
+ * answer synchronously (a direct route always does: no time budget is needed).
+ */
+type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Response | Promise<Response>;
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
@@ -55,11 +63,39 @@ export class Edge {
    * says nothing of its cause (the log has it). `addressOf` gives the client's address; it is
    * asked only for keys that are not already known to be valid (it costs a syscall).
    */
-  async handle(request: Request, addressOf: () => string | undefined = () => undefined): Promise<Response> {
+  handle(request: Request, addressOf: () => string | undefined = () => undefined): Promise<Response> {
+    return this.run(request, addressOf, this.viaApp);
+  }
+
+  /** The same for a direct route (Bun's router matched it and parsed `pathValues`). */
+  handleDirect(
+    route: DirectRoute,
+    request: Request,
+    pathValues: Record<string, string>,
+    addressOf: () => string | undefined,
+  ): Promise<Response> {
+    return this.run(request, addressOf, (_, ctx, url) => {
+      try {
+        const body = route.answer(ctx, this.deps.billing, pathValues, url);
+        return new Response(body, { headers: { "content-type": JSON_TYPE } });
+      } catch (error) {
+        return errorResponse(error, ctx.requestId, this.deps.log);
+      }
+    });
+  }
+
+  /** Elysia routes the call; it reads the context the edge attached to the request. */
+  private readonly viaApp: Dispatch = (request, ctx) => {
+    const routed = request.method === "HEAD" ? new Request(request, { method: "GET" }) : request;
+    setContext(routed, ctx);
+    return this.deps.route(routed);
+  };
+
+  private async run(request: Request, addressOf: () => string | undefined, dispatch: Dispatch) {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
     try {
-      return await this.admit(request, addressOf, requestId, startedAt);
+      return await this.admit(request, addressOf, requestId, startedAt, dispatch);
     } catch (error) {
       this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
       const internal = new ApiError(
@@ -75,6 +111,7 @@ export class Edge {
     addressOf: () => string | undefined,
     requestId: string,
     startedAt: number,
+    dispatch: Dispatch,
   ) {
     const url = new URL(request.url);
     const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
@@ -89,7 +126,8 @@ export class Edge {
       const metrics = this.deps.metrics.respond(request, requestId);
       return this.finish(request, url, metrics, { requestId, startedAt, key: null });
     }
-    if (PUBLIC.test(url.pathname)) return this.serve(request, url, requestId, startedAt, null, () => {});
+    if (PUBLIC.test(url.pathname))
+      return this.serve(request, url, requestId, startedAt, null, dispatch, () => {});
     const key = this.authenticate(request, addressOf);
     if (!("id" in key)) return fail(key.error);
     const rate = this.rate.take(key.id);
@@ -97,7 +135,7 @@ export class Edge {
     if (!this.inFlight.enter(key.id))
       return fail(rateLimited("too many calls of this key in flight", 1), key);
     // The in-flight place is given back when the routed work ends, not when a 503 is sent.
-    const response = await this.serve(request, url, requestId, startedAt, key, () =>
+    const response = await this.serve(request, url, requestId, startedAt, key, dispatch, () =>
       this.inFlight.leave(key.id),
     );
     for (const [name, value] of Object.entries(this.rate.headers(rate.remaining)))
@@ -135,6 +173,7 @@ export class Edge {
     requestId: string,
     startedAt: number,
     key: ApiKeyInfo | null,
+    dispatch: Dispatch,
     routedWorkDone: () => void,
   ) {
     const ctx: RequestContext = {
@@ -155,11 +194,12 @@ export class Edge {
         const early = await this.beginIdempotent(ctx, key, header, url);
         if (early) return this.finish(request, url, early, ctx);
       }
-      const routed = request.method === "HEAD" ? new Request(request, { method: "GET" }) : request;
-      setContext(routed, ctx);
-      const pending = this.deps.route(routed);
-      work = pending.catch(() => {});
-      const response = await this.withinBudget(ctx, pending);
+      const answered = dispatch(request, ctx, url);
+      let response: Response;
+      if (answered instanceof Promise) {
+        work = answered.catch(() => {});
+        response = await this.withinBudget(ctx, answered);
+      } else response = answered;
       return this.finish(request, url, await this.settle(ctx, request, response), ctx);
     } finally {
       // A retry waiting on this call must never wait forever.
