@@ -120,12 +120,17 @@ export class Billing {
     this.unhold(reservation);
   }
 
-  /** Turns a reservation into a ledger debit; resolves once it is committed to the WAL. */
+  /**
+   * Turns a reservation into a ledger debit; resolves once it is committed to the WAL. The
+   * debit joins the batch committed at the end of this event-loop turn, or, with `atOnce`,
+   * is committed now with everything queued so far (the promise is then already settled).
+   */
   commit(
     reservation: Reservation,
     endpoint: string,
     requestId: string,
     idempotent?: Debit["idempotent"],
+    atOnce = false,
   ): Promise<CommitResult> {
     if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
     reservation.settled = true;
@@ -146,16 +151,19 @@ export class Billing {
         resolve,
         reject,
       });
-      if (!this.flushScheduled) {
+      if (atOnce) this.flush();
+      else if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flush();
+        });
       }
     });
   }
 
   /** Commits everything queued, in one transaction; scheduled after each first queued debit, and run at shutdown. */
   flush(): void {
-    this.flushScheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];

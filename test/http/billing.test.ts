@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Billing } from "../../src/accounts/billing.ts";
+import { AccountsStore } from "../../src/accounts/store.ts";
 import { main } from "../../src/index.ts";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -144,6 +147,38 @@ describe("billing", () => {
       expect(() => store.db.exec("UPDATE ledger SET delta = 1000")).toThrow(/append-only/);
       expect(() => store.db.exec("DELETE FROM ledger")).toThrow(/append-only/);
     } finally {
+      store.close();
+    }
+  });
+});
+
+describe("group commit", () => {
+  test("debits wait for the end of the turn, unless one must be committed at once: then all queued go with it", async () => {
+    const store = AccountsStore.open(join(tempDir(), "accounts.db"));
+    const billing = new Billing(store, 60_000);
+    try {
+      const user = store.createUser("batch@example.test", 10);
+      if (!user.ok) throw new Error(user.message);
+      const { info } = store.createKey(user.value.id, null, null);
+      const reserve = () => {
+        const r = billing.reserve(info, 1);
+        if (!r.ok) throw new Error("not reserved");
+        return r.reservation;
+      };
+      const queued = billing.commit(reserve(), "profile", "r1");
+      expect(store.getBalance(user.value.id)).toBe(10); // batched: not committed yet
+      const atOnce = billing.commit(reserve(), "price", "r2", undefined, true);
+      // Committed before commit() returned, the queued debit with it, in one transaction.
+      expect(store.getBalance(user.value.id)).toBe(8);
+      expect(store.usageSince(user.value.id, "1970-01-01")).toEqual([
+        { endpoint: "price", calls: 1, credits: 1 },
+        { endpoint: "profile", calls: 1, credits: 1 },
+      ]);
+      expect(await queued).toEqual({ ok: true, remaining: 8 });
+      expect(await atOnce).toEqual({ ok: true, remaining: 8 });
+      expect(billing.heldFor(user.value.id)).toBe(0);
+    } finally {
+      billing.close();
       store.close();
     }
   });
