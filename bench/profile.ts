@@ -6,7 +6,7 @@
  * time of the project's own functions, and by package.
  *
  * `bun bench/profile.ts [--mode quick] [--endpoint profile|fundamental-metrics|price|health]
- *  [--seconds 10] [--root DIR] [--prototype]` (--prototype: bench/prototype/fast-server.ts instead)
+ *  [--seconds 10] [--root DIR]`
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -45,7 +45,6 @@ function options() {
       endpoint: { type: "string", default: "profile" },
       seconds: { type: "string", default: "10" },
       root: { type: "string" },
-      prototype: { type: "boolean", default: false },
     },
   });
   return {
@@ -53,7 +52,6 @@ function options() {
     endpoint: values.endpoint ?? "profile",
     seconds: Number(values.seconds ?? 10),
     root: resolve(values.root ?? REPO),
-    prototype: values.prototype ?? false,
   };
 }
 
@@ -150,9 +148,16 @@ async function main(): Promise<void> {
   const keys = createKeys(o.root, dataDir, 4, 1_000_000_000).map((k) => k.key);
   const symbols = universeOf(cacheDir, modeOf(o.mode).universe).symbols;
   const cmd = [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`];
-  const args = o.prototype
-    ? [join(import.meta.dir, "prototype/fast-server.ts"), dataDir]
-    : [join(o.root, "src/index.ts"), "serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
+  const args = [
+    join(o.root, "src/index.ts"),
+    "serve",
+    "--data-dir",
+    dataDir,
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+  ];
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: o.root,
     env: stockdEnv(),

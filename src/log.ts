@@ -10,6 +10,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** True when lines of `level` are written: callers skip building fields that would be dropped. */
+  enabled(level: LogLevel): boolean;
 }
 
 /** Writes JSON lines to `write` (stdout by default) at or above `level`. */
@@ -26,6 +28,7 @@ export function createLogger(
     info: (msg, fields) => emit("info", msg, fields),
     warn: (msg, fields) => emit("warn", msg, fields),
     error: (msg, fields) => emit("error", msg, fields),
+    enabled: (at) => ORDER[at] >= ORDER[level],
   };
   return logger;
 }

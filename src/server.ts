@@ -32,7 +32,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
-  const { handle, idempotency } = createApp({
+  const { handle, direct, idempotency } = createApp({
     accounts,
     billing,
     snapshots,
@@ -45,9 +45,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   idempotency.purge();
   const purge = setInterval(() => idempotency.purge(), 3600_000);
   purge.unref();
+  const routes: Record<string, (request: Bun.BunRequest, bun: Server<undefined>) => Promise<Response>> = {};
+  for (const [path, respond] of Object.entries(direct)) {
+    routes[path] = (request, bun) => respond(request, () => bun.requestIP(request)?.address);
+  }
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
+    // The direct routes first (Bun's router, no Elysia); everything else through the app.
+    routes,
     fetch: (request, bun) => handle(request, () => bun.requestIP(request)?.address),
     maxRequestBodySize: 16 * 1024,
   });

@@ -1,3 +1,4 @@
+import type { CheckpointRequest } from "./checkpoint-worker.ts";
 import { hashApiKey } from "./keys.ts";
 import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 
@@ -37,7 +38,8 @@ interface PendingDebit extends Debit {
  * `available = balance - reserved` is exact; a crash drops all reservations, which is the
  * same as releasing them. Debits queued within one event-loop turn are committed in one
  * SQLite transaction, and each caller is answered only after that commit: durability of
- * every 2xx is kept without one transaction per call.
+ * every 2xx is kept without one transaction per call. The WAL is checkpointed by a worker
+ * thread (checkpoint-worker.ts), never inside these commits.
  */
 export class Billing {
   private readonly reserved = new Map<string, number>();
@@ -49,11 +51,16 @@ export class Billing {
   private flushScheduled = false;
   private seenVersion: number;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly checkpointer: Worker;
 
   constructor(
     private readonly store: AccountsStore,
     pollMs: number,
   ) {
+    store.db.exec("PRAGMA wal_autocheckpoint = 0");
+    this.checkpointer = new Worker(new URL("./checkpoint-worker.ts", import.meta.url));
+    this.checkpointer.postMessage({ path: store.path, everyMs: 1_000 } satisfies CheckpointRequest);
+    this.checkpointer.unref();
     this.seenVersion = store.dataVersion();
     this.seenRevision = store.revision;
     this.timer = setInterval(() => this.refreshIfChanged(), pollMs);
@@ -113,12 +120,17 @@ export class Billing {
     this.unhold(reservation);
   }
 
-  /** Turns a reservation into a ledger debit; resolves once it is committed to the WAL. */
+  /**
+   * Turns a reservation into a ledger debit; resolves once it is committed to the WAL. The
+   * debit joins the batch committed at the end of this event-loop turn, or, with `atOnce`,
+   * is committed now with everything queued so far (the promise is then already settled).
+   */
   commit(
     reservation: Reservation,
     endpoint: string,
     requestId: string,
     idempotent?: Debit["idempotent"],
+    atOnce = false,
   ): Promise<CommitResult> {
     if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
     reservation.settled = true;
@@ -139,16 +151,19 @@ export class Billing {
         resolve,
         reject,
       });
-      if (!this.flushScheduled) {
+      if (atOnce) this.flush();
+      else if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flush();
+        });
       }
     });
   }
 
   /** Commits everything queued, in one transaction; scheduled after each first queued debit, and run at shutdown. */
   flush(): void {
-    this.flushScheduled = false;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
@@ -186,6 +201,7 @@ export class Billing {
   close(): void {
     clearInterval(this.timer);
     this.flush();
+    this.checkpointer.terminate();
   }
 
   private unhold(reservation: Reservation): void {

@@ -6,7 +6,7 @@ import { dirname } from "node:path";
  * Forward-only schema migrations, applied in order; `PRAGMA user_version` records how many
  * ran. Never edit a released entry: append a new one.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE users (
      id TEXT PRIMARY KEY,
      email TEXT NOT NULL UNIQUE COLLATE NOCASE,
@@ -50,6 +50,28 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (user_id, key)
    );
    CREATE INDEX idempotency_created ON idempotency(created_at);`,
+  // The ledger without AUTOINCREMENT: it wrote sqlite_sequence on every insert (a quarter of
+  // a debit's cost). Rows are never deleted, so a new id is still the largest plus one and no
+  // id is ever reused.
+  `CREATE TABLE ledger_next (
+     id INTEGER PRIMARY KEY,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     delta INTEGER NOT NULL CHECK (delta <> 0),
+     reason TEXT NOT NULL,
+     endpoint TEXT,
+     request_id TEXT,
+     created_at TEXT NOT NULL
+   );
+   INSERT INTO ledger_next (id, user_id, delta, reason, endpoint, request_id, created_at)
+     SELECT id, user_id, delta, reason, endpoint, request_id, created_at FROM ledger ORDER BY id;
+   DROP TABLE ledger;
+   ALTER TABLE ledger_next RENAME TO ledger;
+   DELETE FROM sqlite_sequence WHERE name = 'ledger';
+   CREATE INDEX ledger_user ON ledger(user_id);
+   CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+     BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+   CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
+     BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`,
 ];
 
 /** The schema version a fully migrated database has (its `PRAGMA user_version`). */

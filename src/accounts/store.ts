@@ -42,6 +42,11 @@ export interface Debit {
 
 export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
 
+/** `last_used_at` is a hint for operators, not a log: one write a second per key is enough. */
+const TOUCH_EVERY_MS = 1_000;
+/** Keys whose last write time is remembered before the map starts over. */
+const MAX_TOUCHED = 100_000;
+
 const KEY_COLUMNS = "id, user_id, name, prefix, created_at, expires_at, disabled_at, last_used_at";
 
 /**
@@ -56,10 +61,16 @@ export class AccountsStore {
    */
   revision = 0;
 
-  private constructor(readonly db: Database) {}
+  /** When each key's `last_used_at` was last written by this store (ms since the epoch). */
+  private readonly touched = new Map<string, number>();
+
+  private constructor(
+    readonly db: Database,
+    readonly path: string,
+  ) {}
 
   static open(path: string): AccountsStore {
-    return new AccountsStore(openAccountsDb(path));
+    return new AccountsStore(openAccountsDb(path), path);
   }
 
   /** Finalizes the prepared statements (an open statement keeps the file open) and closes. */
@@ -189,10 +200,12 @@ export class AccountsStore {
    * user for the batch's total, one ledger row per call, and the response of each call made
    * with an idempotency key — both or neither. If a user's total is not covered (reservations
    * make that impossible within one serving process), that user's debits are applied one by
-   * one, each guarded. Returns, per debit, whether it applied.
+   * one, each guarded. A key's `last_used_at` is written at most once a second. Returns, per
+   * debit, whether it applied.
    */
   commitDebits(debits: readonly Debit[]): boolean[] {
-    const now = new Date().toISOString();
+    const ms = Date.now();
+    const now = new Date(ms).toISOString();
     const s = this.statements();
     return this.db
       .transaction(() => {
@@ -225,7 +238,12 @@ export class AccountsStore {
             });
           return true;
         });
-        for (const keyId of new Set(debits.map((d) => d.keyId))) s.touch.run({ now, id: keyId });
+        for (const d of debits) {
+          if (ms - (this.touched.get(d.keyId) ?? 0) < TOUCH_EVERY_MS) continue;
+          if (this.touched.size >= MAX_TOUCHED) this.touched.clear();
+          this.touched.set(d.keyId, ms);
+          s.touch.run({ now, id: d.keyId });
+        }
         return applied;
       })
       .immediate();

@@ -1,18 +1,34 @@
 /**
  * The serving layout of daily prices, written beside the Parquet table by the importer and
- * memory-mapped by the server: one file of float64 records `[day, open, high, low, close,
- * volume]` (day = days since 1970-01-01; a missing value is NaN), each security's rows
- * contiguous and ascending by day, and a JSON index `security_id → [first row, row count]`.
- * A 1-year window is then a binary search and a slice, with no query engine on the path.
+ * memory-mapped by the server. Each security's rows are contiguous and ascending by day:
+ * - `prices.json`: every row's response text, exactly `JSON.stringify` of the served row
+ *   (spec §2.17 field order), each followed by a comma;
+ * - `prices.days`: int32 per row, days since 1970-01-01;
+ * - `prices.offsets`: float64 per row, the byte offset of its text, plus one final entry
+ *   (the text's length);
+ * - `prices.index.json`: `security_id → [first row, row count]`.
+ * A window is two binary searches over the days and one copy of the text between two
+ * offsets: no query engine and no number formatting on the serving path.
  */
 
-export const PRICE_FILE = "prices.f64";
+export const PRICE_TEXT_FILE = "prices.json";
+export const PRICE_DAYS_FILE = "prices.days";
+export const PRICE_OFFSETS_FILE = "prices.offsets";
 export const PRICE_INDEX_FILE = "prices.index.json";
-/** float64 values per record. */
-export const PRICE_RECORD = 6;
+export const PRICE_FILES = [PRICE_TEXT_FILE, PRICE_DAYS_FILE, PRICE_OFFSETS_FILE, PRICE_INDEX_FILE];
 
 /** `security_id → [first row, row count]`. */
 export type PriceIndex = Record<string, [number, number]>;
+
+/** One daily row as served (spec §2.17), in the order of its JSON fields. */
+export interface DailyPrice {
+  date: string;
+  open: number | null;
+  close: number;
+  high: number | null;
+  low: number | null;
+  volume: number | null;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -21,7 +37,10 @@ export function dayNumber(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 }
 
-/** The YYYY-MM-DD date of a day number. */
-export function dateOfDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** A number as JSON writes it (non-finite values, which JSON cannot hold, as null). */
+const json = (value: number | null) => (value !== null && Number.isFinite(value) ? String(value) : "null");
+
+/** The served text of one row: identical to `JSON.stringify(row)`, built without an object. */
+export function priceRowText(row: DailyPrice): string {
+  return `{"date":"${row.date}","open":${json(row.open)},"close":${json(row.close)},"high":${json(row.high)},"low":${json(row.low)},"volume":${json(row.volume)}}`;
 }

@@ -23,7 +23,10 @@ export function admissionError(request: Request, url: URL): ApiError | null {
   if (request.url.length > MAX_URL_LENGTH) {
     return new ApiError("invalid_parameter", `the URL is longer than ${MAX_URL_LENGTH} characters`);
   }
-  const keyParam = [...url.searchParams.keys()].find((name) => KEY_PARAMS.includes(name.toLowerCase()));
+  const keyParam =
+    url.search === ""
+      ? undefined
+      : [...url.searchParams.keys()].find((n) => KEY_PARAMS.includes(n.toLowerCase()));
   if (keyParam) {
     return invalidParameter(
       "query",

@@ -10,11 +10,11 @@ import { IdempotencyGate } from "./idempotency.ts";
 import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { calendarRoutes } from "./routes/calendar.ts";
-import { derivedRoutes } from "./routes/derived.ts";
+import { derivedDirectRoutes, derivedRoutes } from "./routes/derived.ts";
 import { filingsRoutes } from "./routes/filings.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";
-import { stocksRoutes } from "./routes/stocks.ts";
+import { priceRoute, profileRoute, stocksRoutes } from "./routes/stocks.ts";
 import { systemRoutes } from "./routes/system.ts";
 
 export interface AppDeps {
@@ -29,9 +29,17 @@ export interface AppDeps {
   now?: () => Date;
 }
 
+/** A handler of Bun's router: the request with its path parameters, and how to ask its client address. */
+export type DirectHandler = (
+  request: Request & { params: Record<string, string> },
+  addressOf: () => string | undefined,
+) => Promise<Response>;
+
 /**
  * The Elysia app (routes, validation, OpenAPI) and the edge every request passes first
- * (edge.ts). `handle(request, address)` is what the server's fetch calls; nothing listens here.
+ * (edge.ts). `handle(request, address)` is what the server's fetch calls; `direct` maps the
+ * paths of the direct routes (direct.ts) to their handlers, for Bun's router, which the
+ * server puts before `handle`. Nothing listens here.
  */
 export function createApp(deps: AppDeps) {
   const metrics = new Metrics({
@@ -60,9 +68,15 @@ export function createApp(deps: AppDeps) {
     route: (request) => app.handle(request),
     now: deps.now ?? (() => new Date()),
   });
+  const direct: Record<string, DirectHandler> = {};
+  for (const route of [profileRoute, priceRoute, ...derivedDirectRoutes]) {
+    direct[route.definition.path] = (request, addressOf) =>
+      edge.handleDirect(route, request, request.params, addressOf);
+  }
   return {
     app,
     idempotency,
+    direct,
     handle: (request: Request, addressOf?: () => string | undefined) => edge.handle(request, addressOf),
   };
 }

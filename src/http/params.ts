@@ -86,7 +86,11 @@ export function orderedRange(start: string | null, end: string | null, names: [s
 
 /** The snapshot this request reads; 503 when none is active. */
 export function snapshotOf(request: Request): LoadedSnapshot {
-  const snapshot = contextOf(request).snapshot;
+  return requireSnapshot(contextOf(request).snapshot);
+}
+
+/** The snapshot of a request context; 503 when none is active. */
+export function requireSnapshot(snapshot: LoadedSnapshot | null): LoadedSnapshot {
   if (!snapshot)
     throw new ApiError("unavailable", "no data snapshot is active yet; import one with `stockd import`");
   return snapshot;

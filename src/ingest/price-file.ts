@@ -2,54 +2,69 @@ import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import {
   dayNumber,
-  PRICE_FILE,
+  PRICE_DAYS_FILE,
+  PRICE_FILES,
   PRICE_INDEX_FILE,
-  PRICE_RECORD,
+  PRICE_OFFSETS_FILE,
+  PRICE_TEXT_FILE,
   type PriceIndex,
+  priceRowText,
 } from "../domain/price-file.ts";
 import type { PriceRow } from "./sources/prices.ts";
 
-/** Writes the serving price file (see domain/price-file.ts) one security at a time. */
+/** Writes the serving price files (see domain/price-file.ts) one security at a time. */
 export class PriceFileWriter {
-  private readonly fd: number;
+  private readonly text: number;
+  private readonly days: number;
+  private readonly offsets: number;
   private readonly index: PriceIndex = {};
   private rows = 0;
+  private bytes = 0;
 
   constructor(readonly dir: string) {
-    this.fd = openSync(join(dir, PRICE_FILE), "w");
+    this.text = openSync(join(dir, PRICE_TEXT_FILE), "w");
+    this.days = openSync(join(dir, PRICE_DAYS_FILE), "w");
+    this.offsets = openSync(join(dir, PRICE_OFFSETS_FILE), "w");
   }
 
   /** Appends one security's rows (ascending by date); a security is written once. */
   add(securityId: string, rows: readonly PriceRow[]): void {
     if (rows.length === 0) return;
     if (securityId in this.index) throw new Error(`prices of ${securityId} written twice`);
-    const records = new Float64Array(rows.length * PRICE_RECORD);
-    rows.forEach((row, i) => {
-      const at = i * PRICE_RECORD;
-      records[at] = dayNumber(row.date);
-      records[at + 1] = row.open ?? Number.NaN;
-      records[at + 2] = row.high ?? Number.NaN;
-      records[at + 3] = row.low ?? Number.NaN;
-      records[at + 4] = row.close;
-      records[at + 5] = row.volume ?? Number.NaN;
-    });
-    writeSync(this.fd, new Uint8Array(records.buffer));
+    const days = new Int32Array(rows.length);
+    const offsets = new Float64Array(rows.length);
+    let text = "";
+    for (const [i, row] of rows.entries()) {
+      days[i] = dayNumber(row.date);
+      offsets[i] = this.bytes + text.length;
+      text += `${priceRowText(row)},`;
+    }
+    // Dates and numbers are ASCII: one character is one byte.
+    writeSync(this.text, Buffer.from(text, "latin1"));
+    writeSync(this.days, new Uint8Array(days.buffer));
+    writeSync(this.offsets, new Uint8Array(offsets.buffer));
     this.index[securityId] = [this.rows, rows.length];
     this.rows += rows.length;
+    this.bytes += text.length;
   }
 
-  /** Closes the file and writes the index; returns the two file names and the row count. */
+  /** Closes the files and writes the index; returns the file names and the row count. */
   finish(): { files: string[]; rows: number } {
-    closeSync(this.fd);
+    writeSync(this.offsets, new Uint8Array(new Float64Array([this.bytes]).buffer));
+    this.close();
     writeFileSync(join(this.dir, PRICE_INDEX_FILE), JSON.stringify(this.index));
-    return { files: [PRICE_FILE, PRICE_INDEX_FILE], rows: this.rows };
+    return { files: PRICE_FILES, rows: this.rows };
   }
 
   abort(): void {
     try {
-      closeSync(this.fd);
+      this.close();
     } catch {
       // Already closed by finish.
     }
+  }
+
+  private close(): void {
+    for (const fd of [this.text, this.days, this.offsets]) closeSync(fd);
   }
 }

@@ -5,6 +5,11 @@ import type { LoadedSnapshot } from "./snapshot.ts";
 /** Kinds whose bodies are large (monthly series): read from Parquet per request, not held in memory. */
 const ON_DISK: ReadonlySet<DerivedKind> = new Set(["valuation_history", "valuation_points"]);
 
+/** True when the kind's bodies are held in memory (`derivedInMemory`), false when read from disk (`getDerived`). */
+export function isInMemory(kind: DerivedKind): boolean {
+  return !ON_DISK.has(kind);
+}
+
 const BODY = "SELECT body FROM derived WHERE kind = $kind AND security_id = $security";
 const SMALL_BODIES = `SELECT kind, security_id, body FROM derived WHERE kind NOT IN ('valuation_history', 'valuation_points')`;
 
@@ -22,13 +27,22 @@ export async function loadDerived(
   return out;
 }
 
-/** The stored response body of one kind for one security, or null. */
+/** The stored response body of an in-memory kind for one security, or null. */
+export function derivedInMemory(
+  snapshot: LoadedSnapshot,
+  kind: DerivedKind,
+  securityId: string,
+): string | null {
+  return snapshot.derived.get(kind)?.get(securityId) ?? null;
+}
+
+/** The stored response body of one kind for one security, or null; read from Parquet. */
 export async function getDerived(
   snapshot: LoadedSnapshot,
   kind: DerivedKind,
   securityId: string,
 ): Promise<string | null> {
-  if (!ON_DISK.has(kind)) return snapshot.derived.get(kind)?.get(securityId) ?? null;
+  if (!ON_DISK.has(kind)) return derivedInMemory(snapshot, kind, securityId);
   if (!snapshot.has("derived")) return null;
   const rows = await snapshot.all<{ body: string }>(BODY, { kind, security: securityId });
   return rows[0]?.body ?? null;

@@ -1,22 +1,21 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
-  dateOfDay,
   dayNumber,
-  PRICE_FILE,
+  PRICE_DAYS_FILE,
   PRICE_INDEX_FILE,
-  PRICE_RECORD,
+  PRICE_OFFSETS_FILE,
+  PRICE_TEXT_FILE,
   type PriceIndex,
 } from "../domain/price-file.ts";
 
-/** One daily row as served (spec §2.17). */
-export interface DailyPrice {
-  date: string;
-  open: number | null;
-  close: number;
-  high: number | null;
-  low: number | null;
-  volume: number | null;
+const OPEN = "[".charCodeAt(0);
+const CLOSE = "]".charCodeAt(0);
+const EMPTY = new Uint8Array([OPEN, CLOSE]);
+
+/** A file mapped into memory, or an empty array (mmap of an empty file fails). */
+function mapped(path: string): Uint8Array {
+  return existsSync(path) && statSync(path).size > 0 ? Bun.mmap(path) : new Uint8Array(0);
 }
 
 /**
@@ -25,35 +24,47 @@ export interface DailyPrice {
  */
 export class PriceStore {
   private constructor(
-    private readonly records: Float64Array,
+    private readonly text: Uint8Array,
+    private readonly days: Int32Array,
+    private readonly offsets: Float64Array,
     private readonly index: PriceIndex,
   ) {}
 
-  /** The snapshot's price file, or an empty store when it has no prices. */
+  /** The snapshot's price files, or an empty store when it has no prices. */
   static open(dir: string): PriceStore {
-    const path = join(dir, PRICE_FILE);
-    // mmap of an empty file fails: a snapshot without prices has an empty price file.
-    if (!existsSync(path) || statSync(path).size === 0) return new PriceStore(new Float64Array(0), {});
-    const bytes = Bun.mmap(path);
-    const records = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-    const index = JSON.parse(readFileSync(join(dir, PRICE_INDEX_FILE), "utf8")) as PriceIndex;
-    return new PriceStore(records, index);
+    const text = mapped(join(dir, PRICE_TEXT_FILE));
+    const days = mapped(join(dir, PRICE_DAYS_FILE));
+    const offsets = mapped(join(dir, PRICE_OFFSETS_FILE));
+    const indexPath = join(dir, PRICE_INDEX_FILE);
+    const index = existsSync(indexPath) ? (JSON.parse(readFileSync(indexPath, "utf8")) as PriceIndex) : {};
+    return new PriceStore(
+      text,
+      new Int32Array(days.buffer, days.byteOffset, days.byteLength / 4),
+      new Float64Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 8),
+      index,
+    );
   }
 
   has(securityId: string): boolean {
     return securityId in this.index;
   }
 
-  /** Rows of one security with dates in [start, end], ascending; empty when none. */
-  range(securityId: string, start: string, end: string): DailyPrice[] {
+  /** The JSON array of one security's rows with dates in [start, end], ascending; `[]` when none. */
+  window(securityId: string, start: string, end: string): Uint8Array {
     const slot = this.index[securityId];
-    if (!slot) return [];
+    if (!slot) return EMPTY;
     const [first, count] = slot;
     const from = this.lowerBound(first, count, dayNumber(start));
     const to = this.lowerBound(first, count, dayNumber(end) + 1);
-    const rows: DailyPrice[] = [];
-    for (let row = from; row < to; row++) rows.push(this.row(row));
-    return rows;
+    if (from === to) return EMPTY;
+    // The rows' text without the comma after the last one, between brackets.
+    const begin = this.offsets[from] as number;
+    const stop = (this.offsets[to] as number) - 1;
+    const body = new Uint8Array(stop - begin + 2);
+    body[0] = OPEN;
+    body.set(this.text.subarray(begin, stop), 1);
+    body[body.length - 1] = CLOSE;
+    return body;
   }
 
   /** The first row in [first, first + count) whose day is ≥ `day`. */
@@ -62,23 +73,9 @@ export class PriceStore {
     let hi = first + count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.records[mid * PRICE_RECORD] as number) < day) lo = mid + 1;
+      if ((this.days[mid] as number) < day) lo = mid + 1;
       else hi = mid;
     }
     return lo;
-  }
-
-  private row(row: number): DailyPrice {
-    const at = row * PRICE_RECORD;
-    const r = this.records;
-    const orNull = (v: number) => (Number.isNaN(v) ? null : v);
-    return {
-      date: dateOfDay(r[at] as number),
-      open: orNull(r[at + 1] as number),
-      close: r[at + 4] as number,
-      high: orNull(r[at + 2] as number),
-      low: orNull(r[at + 3] as number),
-      volume: orNull(r[at + 5] as number),
-    };
   }
 }

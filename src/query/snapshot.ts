@@ -24,6 +24,8 @@ export class LoadedSnapshot {
   private holders = 0;
   private retired = false;
   private next = 0;
+  /** Response bodies built from this snapshot, by kind and security: it never changes, so neither do they. */
+  private readonly bodies = new Map<string, Map<string, string>>();
 
   private constructor(
     readonly manifest: Manifest,
@@ -89,6 +91,21 @@ export class LoadedSnapshot {
   all<T = Row>(sql: string, params?: SqlParams): Promise<T[]> {
     const db = this.pool[this.next++ % this.pool.length] as Db;
     return db.all<T>(sql, params);
+  }
+
+  /** The `kind` body of a security, built by `build` the first time it is asked for. */
+  body(kind: string, securityId: string, build: () => string): string {
+    let byKind = this.bodies.get(kind);
+    if (!byKind) {
+      byKind = new Map();
+      this.bodies.set(kind, byKind);
+    }
+    let body = byKind.get(securityId);
+    if (body === undefined) {
+      body = build();
+      byKind.set(securityId, body);
+    }
+    return body;
   }
 
   /** Marks a request as using this snapshot; pair with `release`. */

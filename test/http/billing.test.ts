@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Billing } from "../../src/accounts/billing.ts";
+import { AccountsStore } from "../../src/accounts/store.ts";
 import { main } from "../../src/index.ts";
+import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -104,12 +108,77 @@ describe("billing", () => {
     expect(server.accounts.getBalance(userId)).toBe(1);
   });
 
+  test("debits reach the database file through the checkpoint thread, and the key's last use is recorded", async () => {
+    const { Database } = await import("bun:sqlite");
+    const { copyFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { key, userId } = server.newKey(50);
+    for (let i = 0; i < 3; i++) expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);
+    // A copy of the database file alone, without its WAL, shows the debits only once a
+    // checkpoint has copied them there. The serving connection never checkpoints
+    // (auto-checkpoint off), a few pages would not reach SQLite's default threshold anyway,
+    // and the worker checkpoints every second.
+    const copy = join(tempDir(), "accounts-file-only.db");
+    const fileBalance = () => {
+      copyFileSync(join(server.dataDir, "accounts.db"), copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        return db.query<{ balance: number }, [string]>("SELECT balance FROM users WHERE id = ?").get(userId)
+          ?.balance;
+      } catch {
+        return undefined; // copied in the middle of a checkpoint: try again
+      } finally {
+        db.close();
+      }
+    };
+    let balance = fileBalance();
+    for (let i = 0; i < 60 && balance !== 47; i++) {
+      await Bun.sleep(50);
+      balance = fileBalance();
+    }
+    expect(balance).toBe(47);
+    const [info] = server.accounts.listKeys(userId);
+    expect(info?.last_used_at).not.toBeNull();
+  });
+
   test("the ledger refuses updates and deletes", () => {
     const store = openAccounts(server.dataDir);
     try {
       expect(() => store.db.exec("UPDATE ledger SET delta = 1000")).toThrow(/append-only/);
       expect(() => store.db.exec("DELETE FROM ledger")).toThrow(/append-only/);
     } finally {
+      store.close();
+    }
+  });
+});
+
+describe("group commit", () => {
+  test("debits wait for the end of the turn, unless one must be committed at once: then all queued go with it", async () => {
+    const store = AccountsStore.open(join(tempDir(), "accounts.db"));
+    const billing = new Billing(store, 60_000);
+    try {
+      const user = store.createUser("batch@example.test", 10);
+      if (!user.ok) throw new Error(user.message);
+      const { info } = store.createKey(user.value.id, null, null);
+      const reserve = () => {
+        const r = billing.reserve(info, 1);
+        if (!r.ok) throw new Error("not reserved");
+        return r.reservation;
+      };
+      const queued = billing.commit(reserve(), "profile", "r1");
+      expect(store.getBalance(user.value.id)).toBe(10); // batched: not committed yet
+      const atOnce = billing.commit(reserve(), "price", "r2", undefined, true);
+      // Committed before commit() returned, the queued debit with it, in one transaction.
+      expect(store.getBalance(user.value.id)).toBe(8);
+      expect(store.usageSince(user.value.id, "1970-01-01")).toEqual([
+        { endpoint: "price", calls: 1, credits: 1 },
+        { endpoint: "profile", calls: 1, credits: 1 },
+      ]);
+      expect(await queued).toEqual({ ok: true, remaining: 8 });
+      expect(await atOnce).toEqual({ ok: true, remaining: 8 });
+      expect(billing.heldFor(user.value.id)).toBe(0);
+    } finally {
+      billing.close();
       store.close();
     }
   });

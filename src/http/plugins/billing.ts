@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError } from "../../errors.ts";
-import { contextOf } from "../context.ts";
+import { contextOf, type RequestContext } from "../context.ts";
 import { type Endpoint, PRICING } from "../pricing.ts";
 
 /**
  * Auth + billing for routes: `{ billed: "profile" }` on a route reserves that endpoint's
- * price after validation and before the handler. The HTTP edge (app.ts) authenticated the
+ * price after validation and before the handler. The HTTP edge (edge.ts) authenticated the
  * key and, once the final status is known, commits the reservation (2xx) or releases it.
  */
 export function billingPlugin(billing: Billing) {
@@ -14,20 +14,27 @@ export function billingPlugin(billing: Billing) {
     billed(endpoint: Endpoint) {
       return {
         beforeHandle({ request }: { request: Request }) {
-          const ctx = contextOf(request);
-          ctx.endpoint = endpoint;
-          if (!ctx.key) throw new ApiError("unauthorized", "a valid API key is required");
-          const cost = PRICING[endpoint];
-          const reserved = billing.reserve(ctx.key, cost);
-          if (!reserved.ok) {
-            throw new ApiError(
-              "insufficient_credits",
-              `this call costs ${cost} credit${cost === 1 ? "" : "s"}; ${Math.max(0, reserved.available)} available`,
-            );
-          }
-          ctx.reservation = reserved.reservation;
+          reserveCall(billing, contextOf(request), endpoint);
         },
       };
     },
   });
+}
+
+/**
+ * Reserves the price of `endpoint` for the call (402 when the balance does not cover it);
+ * the edge commits it for a 2xx and releases it otherwise. Every billed route passes here.
+ */
+export function reserveCall(billing: Billing, ctx: RequestContext, endpoint: Endpoint): void {
+  ctx.endpoint = endpoint;
+  if (!ctx.key) throw new ApiError("unauthorized", "a valid API key is required");
+  const cost = PRICING[endpoint];
+  const reserved = billing.reserve(ctx.key, cost);
+  if (!reserved.ok) {
+    throw new ApiError(
+      "insufficient_credits",
+      `this call costs ${cost} credit${cost === 1 ? "" : "s"}; ${Math.max(0, reserved.available)} available`,
+    );
+  }
+  ctx.reservation = reserved.reservation;
 }

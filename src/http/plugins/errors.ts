@@ -11,20 +11,25 @@ import { parseRule } from "../params.ts";
 export function errorsPlugin(log: Logger) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
     const requestId = contextOf(request).requestId;
-    if (error instanceof ApiError) return problemResponse(error, requestId);
     if (error instanceof ValidationError) return problemResponse(fromValidation(error, request), requestId);
     if (code === "NOT_FOUND") return problemResponse(new ApiError("not_found", "no such route"), requestId);
     if (code === "PARSE")
       return problemResponse(new ApiError("invalid_parameter", "the request could not be parsed"), requestId);
-    log.error("unhandled error", {
-      request_id: requestId,
-      error: error instanceof Error ? error.stack : String(error),
-    });
-    return problemResponse(
-      new ApiError("internal", "an internal error occurred; quote the request id when reporting it"),
-      requestId,
-    );
+    return errorResponse(error, requestId, log);
   });
+}
+
+/** An ApiError's problem response; anything else is logged and becomes a 500 that says nothing of its cause. */
+export function errorResponse(error: unknown, requestId: string, log: Logger): Response {
+  if (error instanceof ApiError) return problemResponse(error, requestId);
+  log.error("unhandled error", {
+    request_id: requestId,
+    error: error instanceof Error ? error.stack : String(error),
+  });
+  return problemResponse(
+    new ApiError("internal", "an internal error occurred; quote the request id when reporting it"),
+    requestId,
+  );
 }
 
 function fromValidation(error: ValidationError, request: Request): ApiError {

@@ -2,7 +2,8 @@ import { Elysia, type TSchema, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
-import { getDerived } from "../../query/derived.ts";
+import { derivedInMemory, getDerived, isInMemory } from "../../query/derived.ts";
+import { DirectRoute, JSON_TYPE } from "../direct.ts";
 import { errorResponses } from "../models/common.ts";
 import * as Models from "../models/derived.ts";
 import { Params, resolveSecurity, snapshotOf } from "../params.ts";
@@ -122,20 +123,45 @@ const ROUTES: DerivedRoute[] = [
   },
 ];
 
+/** The derived routes whose bodies are in memory: answered directly (see direct.ts). */
+export const derivedDirectRoutes: DirectRoute[] = ROUTES.filter((r) => isInMemory(r.kind)).map(
+  (route) =>
+    new DirectRoute({
+      path: route.path,
+      endpoint: route.endpoint,
+      params: paramsOf(route),
+      response: route.schema,
+      detail: operation(route.endpoint, route.summary, route.description),
+      body(snapshot, values) {
+        const security = resolveSecurity(snapshot, (values.symbol ?? values.ticker) as string);
+        const body = derivedInMemory(snapshot, route.kind, security.security_id);
+        if (body === null) throw notFound(route, security.ticker);
+        return body;
+      },
+    }),
+);
+
 /** Every endpoint that serves a document computed at import time. */
 export function derivedRoutes(billing: Billing) {
   const app = new Elysia({ name: "routes.derived" });
   // `use` registers on the instance; the routes' types are not needed downstream.
-  for (const route of ROUTES) app.use(derivedRoute(billing, route));
+  for (const route of derivedDirectRoutes) app.use(route.elysia(billing));
+  for (const route of ROUTES.filter((r) => !isInMemory(r.kind))) app.use(derivedRoute(billing, route));
   return app;
 }
 
-/** Serves the stored body as it is: no computation, no re-serialisation. */
+function paramsOf(route: DerivedRoute) {
+  return route.param === "symbol"
+    ? t.Object({ symbol: Params.ticker("symbol") })
+    : t.Object({ ticker: Params.ticker("ticker") });
+}
+
+function notFound(route: DerivedRoute, ticker: string): ApiError {
+  return new ApiError("not_found", `no ${route.summary.toLowerCase()} for ${ticker}`);
+}
+
+/** A route whose body is read from Parquet per call, served as stored: no re-serialisation. */
 function derivedRoute(billing: Billing, route: DerivedRoute) {
-  const params =
-    route.param === "symbol"
-      ? t.Object({ symbol: Params.ticker("symbol") })
-      : t.Object({ ticker: Params.ticker("ticker") });
   return new Elysia({ name: `routes.derived.${route.kind}` }).use(billingPlugin(billing)).get(
     route.path,
     async ({ params, request }) => {
@@ -143,13 +169,12 @@ function derivedRoute(billing: Billing, route: DerivedRoute) {
       const ticker = "symbol" in params ? params.symbol : params.ticker;
       const security = resolveSecurity(snapshot, ticker);
       const body = await getDerived(snapshot, route.kind, security.security_id);
-      if (body === null)
-        throw new ApiError("not_found", `no ${route.summary.toLowerCase()} for ${security.ticker}`);
-      return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
+      if (body === null) throw notFound(route, security.ticker);
+      return new Response(body, { headers: { "content-type": JSON_TYPE } });
     },
     {
       billed: route.endpoint,
-      params,
+      params: paramsOf(route),
       response: { 200: route.schema, ...errorResponses },
       detail: operation(route.endpoint, route.summary, route.description),
     },

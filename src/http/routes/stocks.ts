@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError, invalidParameter } from "../../errors.ts";
 import { filingUrl, listFilings } from "../../query/filings.ts";
+import { DirectRoute } from "../direct.ts";
 import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
 import { Profile, profileOf } from "../models/profile.ts";
 import {
@@ -39,57 +40,60 @@ const SymbolFiling = t.Object({
 
 const symbolParam = t.Object({ symbol: Params.ticker("symbol") });
 
+/** `/stocks/{symbol}/profile`: built once per security and snapshot, then served as stored. */
+export const profileRoute = new DirectRoute({
+  path: "/stocks/:symbol/profile",
+  endpoint: "profile",
+  params: symbolParam,
+  response: Profile,
+  detail: operation(
+    "profile",
+    "Company profile",
+    "Identity and general profile from SEC submissions and listings.",
+  ),
+  body(snapshot, { symbol }) {
+    const security = resolveSecurity(snapshot, symbol as string);
+    return snapshot.body("profile", security.security_id, () => {
+      const company = security.cik ? (snapshot.companies.get(security.cik) ?? null) : null;
+      return JSON.stringify(profileOf(security, company));
+    });
+  },
+});
+
+/** `/stocks/{symbol}/price`: a window of the memory-mapped daily rows. */
+export const priceRoute = new DirectRoute({
+  path: "/stocks/:symbol/price",
+  endpoint: "price",
+  params: symbolParam,
+  query: queryParams({
+    start_date: Params.date("start_date", "first date, inclusive"),
+    end_date: Params.date("end_date", "last date, inclusive; not later than today"),
+  }),
+  response: t.Array(PriceRow),
+  detail: operation(
+    "price",
+    "Daily prices",
+    "Daily OHLCV rows in [start_date, end_date], ascending by date. Prices as imported (split-adjusted for Yahoo sources).",
+  ),
+  body(snapshot, { symbol }, query) {
+    const security = resolveSecurity(snapshot, symbol as string);
+    const start = calendarDate(query.start_date as string, "start_date");
+    const end = calendarDate(query.end_date as string, "end_date");
+    if (end > todayUtc()) throw invalidParameter("query", "end_date", "must not be later than today");
+    orderedRange(start, end, ["start_date", "end_date"]);
+    if (!snapshot.prices.has(security.security_id)) {
+      throw new ApiError("not_found", `no price data for ${security.ticker}`);
+    }
+    return snapshot.prices.window(security.security_id, start, end);
+  },
+});
+
 /** /stocks/{symbol}/profile, /price and /secfiling. */
 export function stocksRoutes(billing: Billing) {
   return new Elysia({ name: "routes.stocks" })
     .use(billingPlugin(billing))
-    .get(
-      "/stocks/:symbol/profile",
-      ({ params, request }) => {
-        const snapshot = snapshotOf(request);
-        const security = resolveSecurity(snapshot, params.symbol);
-        return profileOf(security, security.cik ? (snapshot.companies.get(security.cik) ?? null) : null);
-      },
-      {
-        billed: "profile",
-        params: symbolParam,
-        response: { 200: Profile, ...errorResponses },
-        detail: operation(
-          "profile",
-          "Company profile",
-          "Identity and general profile from SEC submissions and listings.",
-        ),
-      },
-    )
-    .get(
-      "/stocks/:symbol/price",
-      ({ params, query, request }) => {
-        const snapshot = snapshotOf(request);
-        const security = resolveSecurity(snapshot, params.symbol);
-        const start = calendarDate(query.start_date, "start_date");
-        const end = calendarDate(query.end_date, "end_date");
-        if (end > todayUtc()) throw invalidParameter("query", "end_date", "must not be later than today");
-        orderedRange(start, end, ["start_date", "end_date"]);
-        if (!snapshot.prices.has(security.security_id)) {
-          throw new ApiError("not_found", `no price data for ${security.ticker}`);
-        }
-        return snapshot.prices.range(security.security_id, start, end);
-      },
-      {
-        billed: "price",
-        params: symbolParam,
-        query: queryParams({
-          start_date: Params.date("start_date", "first date, inclusive"),
-          end_date: Params.date("end_date", "last date, inclusive; not later than today"),
-        }),
-        response: { 200: t.Array(PriceRow), ...errorResponses },
-        detail: operation(
-          "price",
-          "Daily prices",
-          "Daily OHLCV rows in [start_date, end_date], ascending by date. Prices as imported (split-adjusted for Yahoo sources).",
-        ),
-      },
-    )
+    .use(profileRoute.elysia(billing))
+    .use(priceRoute.elysia(billing))
     .get(
       "/stocks/:symbol/secfiling",
       async ({ params, query, request }) => {

@@ -1,0 +1,109 @@
+/**
+ * The direct routes (http/direct.ts) are served by Bun's router without Elysia; the same
+ * definitions are registered in Elysia for requests that reach the app by `handle`. Both
+ * paths must answer every request alike: status, body (but the request id), content type
+ * and what is charged.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { type EdgeUnderTest, limits, startEdge } from "../reliability/helpers.ts";
+
+let server: TestServer;
+let edge: EdgeUnderTest;
+
+beforeAll(async () => {
+  const dir = await demoDataDir();
+  server = await startTestServer(dir);
+  edge = await startEdge(dir, limits({}));
+});
+afterAll(async () => {
+  await edge.close();
+  await server.stop();
+});
+
+const today = new Date().toISOString().slice(0, 10);
+const future = `${Number(today.slice(0, 4)) + 1}${today.slice(4)}`;
+
+const PATHS = [
+  "/stocks/DWGT/profile",
+  "/stocks/dwgt/profile",
+  "/stocks/DHLD-B/profile",
+  "/stocks/dhld%2Fb/profile",
+  "/stocks/NOSUCH/profile",
+  `/stocks/${"X".repeat(40)}/profile`,
+  "/stocks/DWGT/profile?extra=1",
+  "/stocks/DWGT/price?start_date=2024-01-01&end_date=2024-03-31",
+  "/stocks/DWGT/price?start_date=2024-01-06&end_date=2024-01-07",
+  "/stocks/DWGT/price?start_date=1990-01-01&end_date=1990-12-31",
+  "/stocks/DWGT/price?start_date=2024-01-01",
+  "/stocks/DWGT/price?end_date=2024-01-01",
+  "/stocks/DWGT/price?start_date=2024-02-30&end_date=2024-03-01",
+  "/stocks/DWGT/price?start_date=2024-3-1&end_date=2024-03-01",
+  "/stocks/DWGT/price?start_date=2024-03-01&end_date=2024-01-01",
+  `/stocks/DWGT/price?start_date=2024-01-01&end_date=${future}`,
+  "/stocks/NOSUCH/price?start_date=2024-01-01&end_date=2024-01-31",
+  "/stocks/DWGT/fundamental-metrics",
+  "/stocks/DWGT/growth",
+  "/stocks/DWGT/capital-allocation",
+  "/stocks/DWGT/owner-earnings",
+  "/stocks/DWGT/dividend",
+  "/stocks/DWGT/earnings",
+  "/stocks/DWGT/estimates",
+  "/stocks/DHLD-B/estimates",
+  "/securities/DWGT/valuation",
+  "/securities/dwgt/valuation",
+  "/securities/NOSUCH/valuation",
+];
+
+interface Answer {
+  status: number;
+  type: string | null;
+  charged: string | null;
+  body: unknown;
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  const body = JSON.parse(text) as unknown;
+  if (body && typeof body === "object" && "request_id" in body)
+    (body as { request_id: string }).request_id = "-";
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    charged: response.headers.get("x-credits-charged"),
+    body,
+  };
+}
+
+describe("direct routes", () => {
+  test("Bun's router and Elysia answer every request alike", async () => {
+    const viaServer = server.newKey(1_000);
+    const viaEdge = edge.newKey(1_000);
+    for (const path of PATHS) {
+      const direct = await answerOf(await server.get(path, viaServer.key));
+      const headers = { authorization: `Bearer ${viaEdge.key}` };
+      const routed = await answerOf(
+        await edge.handle(new Request(`http://stockd.test${path}`, { headers }), "127.0.0.1"),
+      );
+      expect(direct, path).toEqual(routed);
+    }
+    const successes = (await Promise.all(PATHS.map((p) => server.get(p, viaServer.key)))).filter(
+      (r) => r.status === 200,
+    ).length;
+    // The same number of calls were charged on both sides (every 2xx, once).
+    expect(server.accounts.getBalance(viaServer.userId)).toBe(1_000 - 2 * successes);
+    expect(edge.accounts.getBalance(viaEdge.userId)).toBe(1_000 - successes);
+  });
+
+  test("HEAD is answered like GET without a body, and other methods are refused before billing", async () => {
+    const { key, userId } = server.newKey(10);
+    const head = await server.get("/stocks/DWGT/fundamental-metrics", key, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect(head.headers.get("x-credits-charged")).toBe("1");
+    const post = await server.get("/stocks/DWGT/profile", key, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect(server.accounts.getBalance(userId)).toBe(9);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The serving price files (domain/price-file.ts): what the importer writes and the server cuts
+ * windows from must be, byte for byte, the JSON of the rows the window selects.
+ */
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { type DailyPrice, priceRowText } from "../../src/domain/price-file.ts";
+import { PriceFileWriter } from "../../src/ingest/price-file.ts";
+import type { PriceRow } from "../../src/ingest/sources/prices.ts";
+import { PriceStore } from "../../src/query/prices.ts";
+import { tempDir } from "../helpers/env.ts";
+
+const price = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
+  fc.constantFrom(0, -0, 1e-7, 123.456, 0.1 + 0.2, 1e21, 5e-324),
+);
+const orNull = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
+const volume = fc.oneof(fc.integer({ min: 0, max: 2 ** 53 - 1 }), fc.constantFrom(1e21, 2.5e22));
+
+const servedRow = (r: PriceRow): DailyPrice => ({
+  date: r.date,
+  open: r.open,
+  close: r.close,
+  high: r.high,
+  low: r.low,
+  volume: r.volume,
+});
+
+const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+/** Ascending, distinct days from 1990 on; each with random values. */
+const securityRows = fc
+  .uniqueArray(fc.integer({ min: 7_300, max: 7_300 + 12_000 }), { maxLength: 60 })
+  .chain((days) =>
+    fc.tuple(
+      ...[...days]
+        .sort((a, b) => a - b)
+        .map((day) =>
+          fc.record({
+            date: fc.constant(dateOf(day)),
+            open: orNull(price),
+            high: orNull(price),
+            low: orNull(price),
+            close: price,
+            adj_close: orNull(price),
+            volume: orNull(volume),
+          }),
+        ),
+    ),
+  );
+
+describe("serving price files", () => {
+  test("a row's text is exactly JSON.stringify of the served row", () => {
+    fc.assert(
+      fc.property(securityRows, (rows) => {
+        for (const row of rows) expect(priceRowText(servedRow(row))).toBe(JSON.stringify(servedRow(row)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("every window is the JSON array of the rows whose dates fall in it, for each security", () => {
+    fc.assert(
+      fc.property(
+        fc.array(securityRows, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(3), fc.integer({ min: 7_200, max: 19_500 }), fc.nat(13_000)), {
+          minLength: 1,
+          maxLength: 20,
+        }),
+        (securities, windows) => {
+          const dir = tempDir();
+          const writer = new PriceFileWriter(dir);
+          securities.forEach((rows, i) => writer.add(`sec${i}`, rows));
+          expect(writer.finish().rows).toBe(securities.reduce((n, rows) => n + rows.length, 0));
+          const store = PriceStore.open(dir);
+          for (const [which, from, length] of windows) {
+            const id = `sec${which}`;
+            const start = dateOf(from);
+            const end = dateOf(from + length);
+            const rows = securities[which] ?? [];
+            const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedRow);
+            expect(new TextDecoder().decode(store.window(id, start, end))).toBe(JSON.stringify(expected));
+            expect(store.has(id)).toBe(rows.length > 0);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a snapshot without prices opens as an empty store", () => {
+    const dir = tempDir();
+    new PriceFileWriter(dir).finish();
+    const store = PriceStore.open(dir);
+    expect(store.has("sec0")).toBe(false);
+    expect(new TextDecoder().decode(store.window("sec0", "2020-01-01", "2020-12-31"))).toBe("[]");
+  });
+});
