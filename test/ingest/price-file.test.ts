@@ -70,7 +70,7 @@ describe("serving price files", () => {
         (securities, windows) => {
           const dir = tempDir();
           const writer = new PriceFileWriter(dir);
-          securities.forEach((rows, i) => writer.add(`sec${i}`, rows));
+          for (const [i, rows] of securities.entries()) writer.add(`sec${i}`, rows);
           expect(writer.finish().rows).toBe(securities.reduce((n, rows) => n + rows.length, 0));
           const store = PriceStore.open(dir);
           for (const [which, from, length] of windows) {
