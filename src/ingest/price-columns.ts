@@ -2,6 +2,7 @@
  * One security's daily prices as columns: what the company pass hands to the importer's
  * thread. Typed arrays and one string cross between threads without per-row objects.
  */
+import { type SerializedPrices, serializePrices } from "./price-file.ts";
 import type { PriceRow } from "./sources/prices.ts";
 
 /** Characters of a `YYYY-MM-DD` date. */
@@ -17,6 +18,8 @@ export interface PriceColumns {
   close: Float64Array;
   adj_close: Float64Array;
   volume: Float64Array;
+  /** The same rows for the serving price files, serialised where they were parsed. */
+  served: SerializedPrices;
 }
 
 /** The numeric columns. */
@@ -25,12 +28,12 @@ export const PRICE_VALUES = ["open", "high", "low", "close", "adj_close", "volum
 export function toPriceColumns(rows: readonly PriceRow[]): PriceColumns {
   const columns = Object.fromEntries(PRICE_VALUES.map((c) => [c, new Float64Array(rows.length)])) as Omit<
     PriceColumns,
-    "dates"
+    "dates" | "served"
   >;
   rows.forEach((row, i) => {
     for (const c of PRICE_VALUES) columns[c][i] = row[c] ?? Number.NaN;
   });
-  return { dates: rows.map((r) => r.date).join(""), ...columns };
+  return { dates: rows.map((r) => r.date).join(""), ...columns, served: serializePrices(rows) };
 }
 
 export function priceRowCount(columns: PriceColumns): number {
@@ -44,27 +47,16 @@ export function lastPriceDate(columns: PriceColumns): string {
 
 /** The buffers `postMessage` can transfer instead of copying. */
 export function priceBuffers(columns: PriceColumns): ArrayBuffer[] {
-  return PRICE_VALUES.map((c) => columns[c].buffer as ArrayBuffer);
+  const { days, offsets } = columns.served;
+  return [
+    ...PRICE_VALUES.map((c) => columns[c].buffer as ArrayBuffer),
+    days.buffer,
+    offsets.buffer,
+  ] as ArrayBuffer[];
 }
 
 /** Row `i` of a column; null where missing. */
 export function priceValue(column: Float64Array, i: number): number | null {
   const v = column[i] as number;
   return Number.isNaN(v) ? null : v;
-}
-
-export function fromPriceColumns(columns: PriceColumns): PriceRow[] {
-  const rows: PriceRow[] = new Array(priceRowCount(columns));
-  for (let i = 0; i < rows.length; i++) {
-    rows[i] = {
-      date: columns.dates.slice(i * DATE_LENGTH, (i + 1) * DATE_LENGTH),
-      open: priceValue(columns.open, i),
-      high: priceValue(columns.high, i),
-      low: priceValue(columns.low, i),
-      close: columns.close[i] as number,
-      adj_close: priceValue(columns.adj_close, i),
-      volume: priceValue(columns.volume, i),
-    };
-  }
-  return rows;
 }

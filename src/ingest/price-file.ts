@@ -12,6 +12,29 @@ import {
 } from "../domain/price-file.ts";
 import type { PriceRow } from "./sources/prices.ts";
 
+/** One security's rows as the serving files hold them: built on the company pass's threads. */
+export interface SerializedPrices {
+  /** Days since 1970-01-01, one per row. */
+  days: Int32Array;
+  /** Where each row's text starts in `text`. */
+  offsets: Float64Array;
+  /** Every row's JSON text, each followed by a comma; ASCII. */
+  text: string;
+}
+
+/** Serialises ascending rows for `PriceFileWriter.add`. */
+export function serializePrices(rows: readonly PriceRow[]): SerializedPrices {
+  const days = new Int32Array(rows.length);
+  const offsets = new Float64Array(rows.length);
+  let text = "";
+  for (const [i, row] of rows.entries()) {
+    days[i] = dayNumber(row.date);
+    offsets[i] = text.length;
+    text += `${priceRowText(row)},`;
+  }
+  return { days, offsets, text };
+}
+
 /** Writes the serving price files (see domain/price-file.ts) one security at a time. */
 export class PriceFileWriter {
   private readonly text: number;
@@ -27,24 +50,19 @@ export class PriceFileWriter {
     this.offsets = openSync(join(dir, PRICE_OFFSETS_FILE), "w");
   }
 
-  /** Appends one security's rows (ascending by date); a security is written once. */
-  add(securityId: string, rows: readonly PriceRow[]): void {
-    if (rows.length === 0) return;
+  /** Appends one security's serialised rows (ascending by date); a security is written once. */
+  add(securityId: string, prices: SerializedPrices): void {
+    const { days, offsets, text } = prices;
+    if (days.length === 0) return;
     if (securityId in this.index) throw new Error(`prices of ${securityId} written twice`);
-    const days = new Int32Array(rows.length);
-    const offsets = new Float64Array(rows.length);
-    let text = "";
-    for (const [i, row] of rows.entries()) {
-      days[i] = dayNumber(row.date);
-      offsets[i] = this.bytes + text.length;
-      text += `${priceRowText(row)},`;
-    }
+    const absolute = new Float64Array(offsets.length);
+    for (let i = 0; i < offsets.length; i++) absolute[i] = this.bytes + (offsets[i] as number);
     // Dates and numbers are ASCII: one character is one byte.
     writeSync(this.text, Buffer.from(text, "latin1"));
-    writeSync(this.days, new Uint8Array(days.buffer));
-    writeSync(this.offsets, new Uint8Array(offsets.buffer));
-    this.index[securityId] = [this.rows, rows.length];
-    this.rows += rows.length;
+    writeSync(this.days, new Uint8Array(days.buffer, days.byteOffset, days.byteLength));
+    writeSync(this.offsets, new Uint8Array(absolute.buffer));
+    this.index[securityId] = [this.rows, days.length];
+    this.rows += days.length;
     this.bytes += text.length;
   }
 

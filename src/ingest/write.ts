@@ -18,7 +18,7 @@ import {
   stagingName,
   type TableEntry,
 } from "../snapshots.ts";
-import { fromPriceColumns, type PriceColumns } from "./price-columns.ts";
+import type { PriceColumns } from "./price-columns.ts";
 import { PriceFileWriter } from "./price-file.ts";
 import { StagedTable } from "./staged-table.ts";
 
@@ -73,7 +73,7 @@ export class SnapshotWriter {
   async appendPrices(securityId: string, prices: PriceColumns): Promise<void> {
     const staged = this.staged.get("prices") ?? (await this.stage("prices"));
     staged.addPrices(securityId, prices);
-    this.prices.add(securityId, fromPriceColumns(prices));
+    this.prices.add(securityId, prices.served);
     await this.spillIfFull("prices", staged);
   }
 

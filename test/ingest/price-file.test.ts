@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { type DailyPrice, priceRowText } from "../../src/domain/price-file.ts";
-import { PriceFileWriter } from "../../src/ingest/price-file.ts";
+import { PriceFileWriter, serializePrices } from "../../src/ingest/price-file.ts";
 import type { PriceRow } from "../../src/ingest/sources/prices.ts";
 import { PriceStore } from "../../src/query/prices.ts";
 import { tempDir } from "../helpers/env.ts";
@@ -70,7 +70,7 @@ describe("serving price files", () => {
         (securities, windows) => {
           const dir = tempDir();
           const writer = new PriceFileWriter(dir);
-          for (const [i, rows] of securities.entries()) writer.add(`sec${i}`, rows);
+          for (const [i, rows] of securities.entries()) writer.add(`sec${i}`, serializePrices(rows));
           expect(writer.finish().rows).toBe(securities.reduce((n, rows) => n + rows.length, 0));
           const store = PriceStore.open(dir);
           for (const [which, from, length] of windows) {
