@@ -107,7 +107,10 @@ async function importPhase(
   const figures: ImportFigures = {
     run: { wallMs: run.wallMs, peakRss: run.peakRss, cpuMs: run.cpuMs },
     priceRows: manifest.tables.prices?.rows ?? 0,
-    snapshotBytes: Object.values(manifest.tables).reduce((n, t) => n + t.bytes, 0),
+    snapshotBytes: [...Object.values(manifest.tables), ...Object.values(manifest.files ?? {})].reduce(
+      (n, t) => n + t.bytes,
+      0,
+    ),
   };
   writeFileSync(saved, JSON.stringify(figures));
   log(`imported in ${(run.wallMs / 1000).toFixed(1)} s, peak RSS ${(run.peakRss / 1024 ** 2).toFixed(0)} MB`);
@@ -116,6 +119,8 @@ async function importPhase(
 
 interface ManifestTables {
   tables: Record<string, { rows: number; bytes: number }>;
+  /** Files beside the tables (the serving price files). */
+  files?: Record<string, { bytes: number }>;
 }
 
 function currentManifest(dataDir: string): ManifestTables {
@@ -180,6 +185,8 @@ function scaleFigures(
     coldStartMs: median(times),
     idleRss: m.idleRss,
     rssAfterLoad: m.after?.rss ?? Number.NaN,
+    anonAfterLoad: m.after?.anon ?? Number.NaN,
+    fileAfterLoad: m.after?.file ?? Number.NaN,
     serverPeakRss: m.after?.hwm ?? Number.NaN,
   };
 }

@@ -39,6 +39,9 @@ export interface MemoryStatus {
   rss: number;
   /** Peak resident set so far (VmHWM), bytes. */
   hwm: number;
+  /** Of `rss`: anonymous memory (heaps), and pages of mapped files (page cache the kernel can drop). */
+  anon: number;
+  file: number;
 }
 
 /** RSS and its high-water mark from /proc; null when the process is gone. */
@@ -51,7 +54,7 @@ export function memoryOf(pid: number): MemoryStatus | null {
   }
   const kb = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
-  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM"), anon: kb("RssAnon"), file: kb("RssFile") };
 }
 
 /** Keeps reading a stream (so the child never blocks on a full pipe) and keeps its tail. */

@@ -19,6 +19,9 @@ export interface ScaleFigures {
   coldStartMs: number;
   idleRss: number;
   rssAfterLoad: number;
+  /** Of `rssAfterLoad`: anonymous memory and mapped snapshot files. */
+  anonAfterLoad: number;
+  fileAfterLoad: number;
   serverPeakRss: number;
 }
 
@@ -108,7 +111,7 @@ function scaleTable(s: ScaleFigures): string {
     ["idle RSS after start", formatBytes(s.idleRss), `≤ 1.5 GiB ${verdict(s.idleRss <= 1.5 * 1024 ** 3)}`],
     [
       "RSS after the load runs / server peak",
-      `${formatBytes(s.rssAfterLoad)} / ${formatBytes(s.serverPeakRss)}`,
+      `${formatBytes(s.rssAfterLoad)} (anonymous ${formatBytes(s.anonAfterLoad)}, mapped files ${formatBytes(s.fileAfterLoad)}) / ${formatBytes(s.serverPeakRss)}`,
       "",
     ],
   ];

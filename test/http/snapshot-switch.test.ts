@@ -23,12 +23,23 @@ test("activating another snapshot under load switches without failing a request 
   let stop = false;
   const statuses: number[] = [];
   const seen = new Set<string>();
+  const seenPrices = new Set<string>();
+  const today = new Date().toISOString().slice(0, 10);
+  // Through Elysia (quote) and through the direct routes (price, metrics: bodies held per snapshot).
+  const paths = [
+    "/securities/DWGT/quote",
+    `/stocks/DWGT/price?start_date=2025-01-01&end_date=${today}`,
+    "/stocks/DWGT/fundamental-metrics",
+  ];
+  let call = 0;
   const load = async () => {
     while (!stop) {
-      const res = await server.get("/securities/DWGT/quote", key);
+      const path = paths[call++ % paths.length] as string;
+      const res = await server.get(path, key);
       statuses.push(res.status);
-      const body = (await res.json()) as { quote?: { date: string } };
-      if (body.quote) seen.add(body.quote.date);
+      const body = (await res.json()) as { quote?: { date: string } } | { date: string }[];
+      if (Array.isArray(body)) seenPrices.add(body.at(-1)?.date ?? "none");
+      else if (body.quote) seen.add(body.quote.date);
     }
   };
   const workers = Array.from({ length: 8 }, load);
@@ -46,5 +57,7 @@ test("activating another snapshot under load switches without failing a request 
   // Both snapshots answered: the old one's last date and the new one's (2025-01-14).
   expect(seen.has("2025-01-14")).toBe(true);
   expect(seen.size).toBe(2);
+  expect(seenPrices.has("2025-01-14")).toBe(true);
+  expect(seenPrices.size).toBe(2);
   expect(server.accounts.getBalance(userId)).toBe(100_000 - statuses.length);
 });
