@@ -3,6 +3,7 @@
  * as `npm run build` and the Dockerfile), copied alone into an empty directory and run there
  * with a fixed environment whose PATH holds neither Bun nor Node.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -171,6 +172,32 @@ describe("stockd binary", () => {
     expect(after, "each 200 costs one credit").toBe(before - 1);
     expect((await balance()).balance, "credits show reports the committed balance").toBe(after);
     expect((await get(server, "/stocks/DWGT/profile")).status, "no key, no data").toBe(401);
+  });
+
+  test("the checkpoint worker runs in the binary: debits reach the database file itself", async () => {
+    const key = demoKey(server);
+    const res = await get(server, "/stocks/DWGT/profile", key);
+    expect(res.status).toBe(200);
+    const remaining = Number(res.headers.get("x-credits-remaining"));
+    // A copy of the file without its WAL shows the debit only after a checkpoint, which the
+    // serving connection leaves to the worker thread (one a second).
+    const copy = join(work, "accounts-file-only.db");
+    let inFile: number | undefined;
+    for (let i = 0; i < 60 && inFile !== remaining; i++) {
+      await Bun.sleep(50);
+      copyFileSync(join(work, "d", "accounts.db"), copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        inFile = db
+          .query<{ balance: number }, [string]>("SELECT balance FROM users WHERE email = ?")
+          .get(DEMO_USER)?.balance;
+      } catch {
+        inFile = undefined; // copied during a checkpoint: try again
+      } finally {
+        db.close();
+      }
+    }
+    expect(inFile).toBe(remaining);
   });
 
   test("the docs page, its embedded assets and /openapi.json are served", async () => {

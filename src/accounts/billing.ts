@@ -1,3 +1,4 @@
+import { workerUrl } from "../worker-url.ts";
 import type { CheckpointRequest } from "./checkpoint-worker.ts";
 import { hashApiKey } from "./keys.ts";
 import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
@@ -58,8 +59,10 @@ export class Billing {
     pollMs: number,
   ) {
     store.db.exec("PRAGMA wal_autocheckpoint = 0");
-    this.checkpointer = new Worker(new URL("./checkpoint-worker.ts", import.meta.url));
+    this.checkpointer = new Worker(workerUrl("accounts/checkpoint-worker.ts"));
     this.checkpointer.postMessage({ path: store.path, everyMs: 1_000 } satisfies CheckpointRequest);
+    // Without its worker the WAL would grow without end: SQLite's own checkpoints come back.
+    this.checkpointer.onerror = () => store.db.exec("PRAGMA wal_autocheckpoint = 1000");
     this.checkpointer.unref();
     this.seenVersion = store.dataVersion();
     this.seenRevision = store.revision;

@@ -6,6 +6,7 @@
  * error thrown.
  */
 import { availableParallelism } from "node:os";
+import { workerUrl } from "../worker-url.ts";
 import type { CompanyJob, CompanyResult } from "./company-pass.ts";
 import type { DerivedRow } from "./derive.ts";
 import { deserializeError, type ToPool, type ToWorker } from "./worker-messages.ts";
@@ -64,7 +65,7 @@ export class CompanyPool {
   }
 
   private startWorker(i: number, root: string, lenient: boolean): Worker {
-    const worker = new Worker(workerUrl());
+    const worker = new Worker(workerUrl("ingest/company-worker.ts"));
     worker.onmessage = (event: MessageEvent<ToPool>) => this.receive(event.data);
     worker.onerror = (event) => this.fail(new Error(`company worker ${i} failed: ${event.message}`));
     worker.postMessage({ type: "start", root, lenient } satisfies ToWorker);
@@ -110,14 +111,4 @@ export class CompanyPool {
       this.wake = null;
     }
   }
-}
-
-/**
- * The worker's module. In a checkout it sits beside this file. In the compiled binary this
- * code is bundled into the entry point at the root of Bun's embedded file system, and the
- * worker, built as a second entry point (scripts/build.ts), keeps its path below src/.
- */
-function workerUrl(): string {
-  const bundled = import.meta.path.startsWith("/$bunfs/");
-  return new URL(bundled ? "./ingest/company-worker.ts" : "./company-worker.ts", import.meta.url).href;
 }
