@@ -12,6 +12,7 @@
  */
 import type { DemoFiling } from "../../src/demo/sources.ts";
 import { type DemoCompany, rng } from "../../src/demo/universe.ts";
+import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 
 const INCOME = [
   "Revenues",
@@ -66,19 +67,6 @@ export interface ModelQuarter {
   balances: Record<BalanceConcept, number>;
   shares: number;
   dilutedShares: number;
-}
-
-/** A fact as the SEC lists it. */
-interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number;
-  fp: string;
-  form: string;
-  filed: string;
-  frame?: string;
 }
 
 interface Filing {
@@ -326,7 +314,7 @@ function addFiling(facts: FactSet, f: Filing, span: SpanOf): void {
     });
 }
 
-type Meta = Pick<RawFact, "accn" | "fy" | "fp" | "form" | "filed">;
+type Meta = Pick<SecFact, "accn" | "fy" | "fp" | "form" | "filed">;
 
 function bounds(s: Span): { start: string; end: string } {
   return { start: (s.quarters[0] as ModelQuarter).start, end: (s.quarters.at(-1) as ModelQuarter).end };
@@ -402,12 +390,12 @@ function addBalances(facts: FactSet, q: ModelQuarter, meta: Meta, current: boole
 
 /** taxonomy → concept → unit → facts, in insertion order. */
 class FactSet {
-  private readonly byTaxonomy = new Map<string, Map<string, Map<string, RawFact[]>>>();
+  private readonly byTaxonomy = new Map<string, Map<string, Map<string, SecFact[]>>>();
 
-  add(taxonomy: string, concept: string, unit: string, fact: RawFact): void {
-    const concepts = this.byTaxonomy.get(taxonomy) ?? new Map<string, Map<string, RawFact[]>>();
+  add(taxonomy: string, concept: string, unit: string, fact: SecFact): void {
+    const concepts = this.byTaxonomy.get(taxonomy) ?? new Map<string, Map<string, SecFact[]>>();
     this.byTaxonomy.set(taxonomy, concepts);
-    const units = concepts.get(concept) ?? new Map<string, RawFact[]>();
+    const units = concepts.get(concept) ?? new Map<string, SecFact[]>();
     concepts.set(concept, units);
     const list = units.get(unit) ?? [];
     units.set(unit, list);
@@ -416,8 +404,8 @@ class FactSet {
 
   serialize(
     taxonomy: string,
-  ): Record<string, { label: string; description: string; units: Record<string, RawFact[]> }> {
-    const out: Record<string, { label: string; description: string; units: Record<string, RawFact[]> }> = {};
+  ): Record<string, { label: string; description: string; units: Record<string, SecFact[]> }> {
+    const out: Record<string, { label: string; description: string; units: Record<string, SecFact[]> }> = {};
     for (const [concept, units] of this.byTaxonomy.get(taxonomy) ?? []) {
       out[concept] = {
         label: concept,

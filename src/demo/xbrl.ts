@@ -19,6 +19,7 @@
  * - `frame` on the latest-filed fact of each calendar quarter, year or quarter-end instant.
  */
 import { join } from "node:path";
+import type { SecFact } from "../ingest/sources/companyfacts.ts";
 import type { CompanyModel, ModelQuarter } from "./financials.ts";
 import { addDays, type DemoPeriod, daysBetween } from "./periods.ts";
 import { write } from "./sources.ts";
@@ -51,22 +52,9 @@ export function presentationOf(company: DemoCompany): XbrlPresentation {
   };
 }
 
-/** One fact as the SEC lists it. */
-export interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number;
-  fp: string;
-  form: string;
-  filed: string;
-  frame?: string;
-}
-
 interface ConceptFacts {
   spec: Pick<ConceptSpec, "name" | "label" | "unit">;
-  facts: RawFact[];
+  facts: SecFact[];
 }
 
 /** The companyfacts document of one company, as the SEC API returns it, for its 10-K/10-Q `periods`. */
@@ -147,7 +135,7 @@ function restatementOf(quarters: readonly ModelQuarter[], filing: DemoPeriod, re
   return Math.round((revenue * RESTATEMENT_SHARE) / 1000) * 1000;
 }
 
-function factOf(quarters: readonly ModelQuarter[], val: number, kind: ConceptKind, f: DemoPeriod): RawFact {
+function factOf(quarters: readonly ModelQuarter[], val: number, kind: ConceptKind, f: DemoPeriod): SecFact {
   const first = quarters[0] as ModelQuarter;
   const last = quarters[quarters.length - 1] as ModelQuarter;
   const filing = { accn: f.accession, fy: f.fy, fp: f.fp, form: f.form, filed: f.filed };
@@ -194,8 +182,8 @@ export function frameOf(start: string | undefined, end: string): string | null {
 }
 
 /** Frames the latest-filed fact of each period that has a calendar frame. */
-function assignFrames(facts: RawFact[]): void {
-  const latest = new Map<string, RawFact>();
+function assignFrames(facts: SecFact[]): void {
+  const latest = new Map<string, SecFact>();
   for (const fact of facts) {
     const key = `${fact.start ?? ""}|${fact.end}`;
     const seen = latest.get(key);
@@ -209,7 +197,7 @@ function assignFrames(facts: RawFact[]): void {
   }
 }
 
-const byPeriodThenFiling = (a: RawFact, b: RawFact) =>
+const byPeriodThenFiling = (a: SecFact, b: SecFact) =>
   a.end.localeCompare(b.end) ||
   (a.start ?? "").localeCompare(b.start ?? "") ||
   a.filed.localeCompare(b.filed) ||

@@ -10,12 +10,13 @@ import { demoCompanies } from "../../src/demo/universe.ts";
 import { presentationOf } from "../../src/demo/xbrl.ts";
 import { computeStatements } from "../../src/ingest/compute/statements.ts";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
+import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseDividends } from "../../src/ingest/sources/dividends.ts";
-import { demoFactFiles, eachCompany, factKey, factsOf, index, type RawFile } from "./raw-facts.ts";
+import { demoFactFiles, eachCompany, factKey, factsOf, index } from "./raw-facts.ts";
 
 let dir: string;
-let files: Map<string, RawFile>;
+let files: Map<string, SecCompanyFacts>;
 
 beforeAll(() => {
   ({ dir, files } = demoFactFiles());
@@ -45,7 +46,7 @@ describe("companyfacts agree with the other demo sources", () => {
 
   test("dividends paid in a fiscal year are the per-share dividends paid in it times the shares", () => {
     for (const c of demoCompanies().filter((company) => company.dividend > 0)) {
-      const file = files.get(c.cik) as RawFile;
+      const file = files.get(c.cik) as SecCompanyFacts;
       const csv = parseDividends(
         readFileSync(join(dir, "dividends", `${c.tickers[0]}.csv`), "utf8"),
         "d.csv",
@@ -76,9 +77,11 @@ describe("companyfacts agree with the other demo sources", () => {
             .at(-1)
             ?.split(",")[4],
         );
-      const annual = factsOf(files.get(c.cik) as RawFile, "EarningsPerShareDiluted", "USD/shares").filter(
-        (f) => f.fp === "FY" && f.fy === Number(f.end.slice(0, 4)) && f.end >= "2013-06-30",
-      );
+      const annual = factsOf(
+        files.get(c.cik) as SecCompanyFacts,
+        "EarningsPerShareDiluted",
+        "USD/shares",
+      ).filter((f) => f.fp === "FY" && f.fy === Number(f.end.slice(0, 4)) && f.end >= "2013-06-30");
       const ratios = annual.map((f) => closeOn(f.end) / f.val).sort((a, b) => a - b);
       const median = ratios[Math.floor(ratios.length / 2)] ?? 0;
       expect(median, `${c.tickers[0]} median P/E`).toBeGreaterThan(10);
@@ -90,12 +93,12 @@ describe("companyfacts agree with the other demo sources", () => {
 /** Statements of one demo company as the importer computes them. */
 function statementsOf(ticker: string) {
   const company = demoCompanies().find((c) => c.tickers[0] === ticker);
-  const raw = files.get(company?.cik ?? "") as RawFile;
+  const raw = files.get(company?.cik ?? "") as SecCompanyFacts;
   return { raw, computed: computeStatements(parseCompanyFacts(raw, ticker)) };
 }
 
 /** The value a raw fact gives for (start, end), from the latest filing that reports it. */
-function latest(raw: RawFile, concept: string, start: string, end: string): number {
+function latest(raw: SecCompanyFacts, concept: string, start: string, end: string): number {
   const found = factsOf(raw, concept)
     .filter((f) => f.start === start && f.end === end)
     .sort((a, b) => a.filed.localeCompare(b.filed))

@@ -8,13 +8,14 @@ import { join } from "node:path";
 import { demoPeriods } from "../../src/demo/index.ts";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { XBRL_FIRST_YEAR } from "../../src/demo/xbrl.ts";
-import { demoFactFiles, eachCompany, factKey, factsOf, index, type RawFile } from "./raw-facts.ts";
+import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
+import { demoFactFiles, eachCompany, factKey, factsOf, index } from "./raw-facts.ts";
 
 const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet", "Revenues"];
 /** The day before the build day: the last price, and the last day a filing can be dated. */
 const LAST_DAY = "2025-06-30";
 let dir: string;
-let files: Map<string, RawFile>;
+let files: Map<string, SecCompanyFacts>;
 
 beforeAll(() => {
   ({ dir, files } = demoFactFiles());
@@ -107,7 +108,7 @@ describe("companyfacts figures are consistent", () => {
       );
       const recent = submissions.filings.recent as { accessionNumber: string[]; form: string[] };
       const forms = new Map(recent.accessionNumber.map((a, i) => [a, recent.form[i]]));
-      const file = files.get(c.cik) as RawFile;
+      const file = files.get(c.cik) as SecCompanyFacts;
       const accessions = new Set<string>();
       for (const concepts of Object.values(file.facts)) {
         for (const { units } of Object.values(concepts)) {

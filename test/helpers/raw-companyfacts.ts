@@ -1,30 +1,16 @@
 /** The fixtures' raw SEC companyfacts files, read as they are, for tests that check values against them. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 
-export interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number | null;
-  fp: string | null;
-  form: string;
-  filed: string;
-}
-
-export interface RawCompanyFacts {
-  facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>>;
-}
-
-const cache = new Map<string, RawCompanyFacts>();
+const cache = new Map<string, SecCompanyFacts>();
 
 /** `root/edgar/companyfacts/CIK<cik>.json`, parsed once per test process. */
-export function readCompanyFacts(root: string, cik: string): RawCompanyFacts {
+export function readCompanyFacts(root: string, cik: string): SecCompanyFacts {
   const path = join(root, "edgar", "companyfacts", `CIK${cik}.json`);
   let file = cache.get(path);
   if (!file) {
-    file = JSON.parse(readFileSync(path, "utf8")) as RawCompanyFacts;
+    file = JSON.parse(readFileSync(path, "utf8")) as SecCompanyFacts;
     cache.set(path, file);
   }
   return file;

@@ -11,8 +11,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
-import { type RawFact, readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { charged, type FilingColumns, type Json, type Submissions } from "./endpoint-helpers.ts";
 
@@ -27,9 +28,9 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) 
 // ---------------------------------------------------------------------------------------------
 
 /** Every fact of a companyfacts file, by accession number. */
-function factsByAccession(cik: string): Map<string, RawFact[]> {
+function factsByAccession(cik: string): Map<string, SecFact[]> {
   const file = readCompanyFacts(root, cik);
-  const out = new Map<string, RawFact[]>();
+  const out = new Map<string, SecFact[]>();
   for (const concepts of Object.values(file.facts)) {
     for (const { units } of Object.values(concepts)) {
       for (const list of Object.values(units)) {
@@ -77,7 +78,7 @@ const DAY = 86_400_000;
 const days = (start: string, end: string) => Math.round((Date.parse(end) - Date.parse(start)) / DAY) + 1;
 
 /** Whether a fact is a current-period figure of a filing labelled fp (FY: a year; Qn: a quarter or n quarters). */
-function currentPeriodFact(f: RawFact): boolean {
+function currentPeriodFact(f: SecFact): boolean {
   if (!f.start || f.end > f.filed) return false;
   const length = days(f.start, f.end);
   const quarters =
@@ -139,7 +140,7 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
   }
 
   /** The one (fy, fp, form) all facts of an accession carry in the raw companyfacts file. */
-  function labelsOf(facts: RawFact[], accession: string) {
+  function labelsOf(facts: SecFact[], accession: string) {
     const labels = new Set(facts.map((f) => JSON.stringify([f.fy, f.fp, f.form])));
     expect([...labels], `${accession}: one fy/fp/form for all its facts`).toHaveLength(1);
     const [fy, fp, form] = JSON.parse([...labels][0] as string) as [number, string, string];

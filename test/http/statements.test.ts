@@ -19,8 +19,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { STATEMENT_FIELDS } from "../../src/domain/statements.ts";
+import type { SecCompanyFacts, SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
-import { type RawCompanyFacts, type RawFact, readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { charged, expectProblem } from "./endpoint-helpers.ts";
 
@@ -36,7 +37,7 @@ const CIK: Record<string, string> = { AAPL, NVDA, TSLA };
 // Raw companyfacts: edgar/companyfacts/CIK##########.json
 // ---------------------------------------------------------------------------------------------
 
-function rawFile(cik: string): RawCompanyFacts {
+function rawFile(cik: string): SecCompanyFacts {
   return readCompanyFacts(root, cik);
 }
 
@@ -57,13 +58,13 @@ function rawFacts(
   end: string,
   unit = "USD",
   taxonomy = "us-gaap",
-): RawFact[] {
+): SecFact[] {
   const list = rawFile(cik).facts[taxonomy]?.[concept]?.units[unit] ?? [];
   return list.filter((f) => STATEMENT_FORMS.has(f.form) && f.end === end && (f.start ?? null) === start);
 }
 
 /** The latest filing's fact (ties: the higher accession number). */
-function latestOf(facts: readonly RawFact[]): RawFact | null {
+function latestOf(facts: readonly SecFact[]): SecFact | null {
   return [...facts].sort((a, b) => b.filed.localeCompare(a.filed) || b.accn.localeCompare(a.accn))[0] ?? null;
 }
 
@@ -131,8 +132,8 @@ function quarterFlow(cik: string, concepts: string[], q: Quarter): number {
 }
 
 /** Facts of `form`/`fp` filings that are durations of minDays..maxDays ending on or before their filing date. */
-function ownPeriodFacts(cik: string, form: string, fp: string, minDays: number, maxDays: number): RawFact[] {
-  const out: RawFact[] = [];
+function ownPeriodFacts(cik: string, form: string, fp: string, minDays: number, maxDays: number): SecFact[] {
+  const out: SecFact[] = [];
   for (const [taxonomy, concepts] of Object.entries(rawFile(cik).facts)) {
     if (taxonomy === "dei") continue;
     for (const { units } of Object.values(concepts)) {
@@ -706,7 +707,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
               if (concepts.find(ending) !== concept) continue;
               // The latest filing across those concepts wins (ties: the higher-priority concept).
               const facts = reported.flatMap((c) => rawFacts(cik, c, start, row.snapshot_date, unit));
-              const latest = latestOf(facts) as RawFact;
+              const latest = latestOf(facts) as SecFact;
               checked++;
               if (new Set(facts.map((f) => f.val)).size > 1) restated++;
               expect(
@@ -727,13 +728,13 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
     // the 10-K filed 2020-02-13; us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax only
     // has FY and 9M facts, from which the service derives the quarter instead.
     expect(rawFacts(TSLA, REVENUE[0] as string, "2018-10-01", "2018-12-31")).toHaveLength(0);
-    const q4 = latestOf(rawFacts(TSLA, "Revenues", "2018-10-01", "2018-12-31")) as RawFact;
+    const q4 = latestOf(rawFacts(TSLA, "Revenues", "2018-10-01", "2018-12-31")) as SecFact;
     const row = await periodAt("TSLA", "income_statement", "quarterly", "2018-12-31");
     expect(values(row, "income_statement").revenue).toBe(q4.val);
     // FY2018: the latest filing reporting it (10-K filed 2021-02-08) tags it us-gaap:Revenues.
     const fy = latestOf(
       REVENUE.flatMap((concept) => rawFacts(TSLA, concept, "2018-01-01", "2018-12-31")),
-    ) as RawFact;
+    ) as SecFact;
     const annual = await periodAt("TSLA", "income_statement", "annual", "2018-12-31");
     expect(values(annual, "income_statement").revenue).toBe(fy.val);
   });

@@ -5,23 +5,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StatementPeriod } from "../../src/domain/statements.ts";
-import { type CompanyFacts, parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
+import {
+  type CompanyFacts,
+  parseCompanyFacts,
+  type SecCompanyFacts,
+  type SecFact,
+} from "../../src/ingest/sources/companyfacts.ts";
 
 export const FIXTURES = process.env.STOCKD_FIXTURES;
-
-/** Raw fact as listed in the SEC file. */
-export interface RawFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number | null;
-  fp: string | null;
-  form: string;
-  filed: string;
-}
-
-type RawFile = { facts: Record<string, Record<string, { units: Record<string, RawFact[]> }>> };
 
 /** The decoded JSON of a fixture companyfacts file. */
 export function readRaw(cik: string): unknown {
@@ -37,8 +28,8 @@ export function rawFacts(
   start: string | null,
   end: string,
   taxonomy = "us-gaap",
-): RawFact[] {
-  const list = (raw as RawFile).facts[taxonomy]?.[concept]?.units[unit] ?? [];
+): SecFact[] {
+  const list = (raw as SecCompanyFacts).facts[taxonomy]?.[concept]?.units[unit] ?? [];
   return list.filter((f) => f.end === end && (f.start ?? null) === start);
 }
 

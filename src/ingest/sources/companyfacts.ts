@@ -28,6 +28,27 @@ export interface XbrlFact {
   frame: string | null;
 }
 
+/** One fact as a companyfacts file holds it: the SEC's JSON, before validation. */
+export interface SecFact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+  fy: number | null;
+  fp: string | null;
+  form: string;
+  filed: string;
+  frame?: string;
+}
+
+/** A companyfacts file as the SEC writes it (what `parseCompanyFacts` reads). */
+export interface SecCompanyFacts {
+  facts: Record<
+    string,
+    Record<string, { label?: string; description?: string; units: Record<string, SecFact[]> }>
+  >;
+}
+
 /** Facts of one concept by unit (`USD`, `USD/shares`, `shares`, `TWD`, ...). */
 export type UnitFacts = Map<string, XbrlFact[]>;
 
