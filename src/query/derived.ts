@@ -5,13 +5,14 @@ import type { LoadedSnapshot } from "./snapshot.ts";
 /** Kinds whose bodies are large (monthly series): read from Parquet per request, not held in memory. */
 const ON_DISK: ReadonlySet<DerivedKind> = new Set(["valuation_history", "valuation_points"]);
 
-/** True when the kind's bodies are held in memory (`derivedInMemory`), false when read from disk (`getDerived`). */
+/** True when the kind's bodies are held in memory (`derivedInMemory`), false when read from disk (`derivedOnDisk`). */
 export function isInMemory(kind: DerivedKind): boolean {
   return !ON_DISK.has(kind);
 }
 
 const BODY = "SELECT body FROM derived WHERE kind = $kind AND security_id = $security";
-const SMALL_BODIES = `SELECT kind, security_id, body FROM derived WHERE kind NOT IN ('valuation_history', 'valuation_points')`;
+// The kinds are this module's constants, not input.
+const SMALL_BODIES = `SELECT kind, security_id, body FROM derived WHERE kind NOT IN (${[...ON_DISK].map((k) => `'${k}'`).join(", ")})`;
 
 /** Bodies of the small kinds, loaded at activation: `kind → security_id → JSON text`. */
 export async function loadDerived(
@@ -36,13 +37,12 @@ export function derivedInMemory(
   return snapshot.derived.get(kind)?.get(securityId) ?? null;
 }
 
-/** The stored response body of one kind for one security, or null; read from Parquet. */
-export async function getDerived(
+/** The stored response body of an on-disk kind for one security, or null; read from Parquet. */
+export async function derivedOnDisk(
   snapshot: LoadedSnapshot,
   kind: DerivedKind,
   securityId: string,
 ): Promise<string | null> {
-  if (!ON_DISK.has(kind)) return derivedInMemory(snapshot, kind, securityId);
   if (!snapshot.has("derived")) return null;
   const rows = await snapshot.all<{ body: string }>(BODY, { kind, security: securityId });
   return rows[0]?.body ?? null;

@@ -2,7 +2,7 @@ import { Elysia, type TSchema, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
-import { derivedInMemory, getDerived, isInMemory } from "../../query/derived.ts";
+import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/derived.ts";
 import { DirectRoute, JSON_TYPE } from "../direct.ts";
 import { errorResponses } from "../models/common.ts";
 import * as Models from "../models/derived.ts";
@@ -168,7 +168,7 @@ function derivedRoute(billing: Billing, route: DerivedRoute) {
       const snapshot = snapshotOf(request);
       const ticker = "symbol" in params ? params.symbol : params.ticker;
       const security = resolveSecurity(snapshot, ticker);
-      const body = await getDerived(snapshot, route.kind, security.security_id);
+      const body = await derivedOnDisk(snapshot, route.kind, security.security_id);
       if (body === null) throw notFound(route, security.ticker);
       return new Response(body, { headers: { "content-type": JSON_TYPE } });
     },
