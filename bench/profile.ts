@@ -15,7 +15,7 @@ import { rng } from "../src/demo/universe.ts";
 import { createKeys } from "./lib/accounts.ts";
 import { runLoad } from "./lib/loadgen.ts";
 import { modeOf } from "./lib/modes.ts";
-import { OutputTail, stockdEnv, stopProcess } from "./lib/process.ts";
+import { startStockd } from "./lib/servers.ts";
 import { universeOf } from "./lib/universe.ts";
 
 const REPO = resolve(import.meta.dir, "..");
@@ -147,36 +147,19 @@ async function main(): Promise<void> {
     rmSync(join(dataDir, f), { force: true });
   const keys = createKeys(o.root, dataDir, 4, 1_000_000_000).map((k) => k.key);
   const symbols = universeOf(cacheDir, modeOf(o.mode).universe).symbols;
-  const cmd = [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profDir}`];
-  const args = [
-    join(o.root, "src/index.ts"),
-    "serve",
-    "--data-dir",
-    dataDir,
-    "--port",
-    "0",
-    "--host",
-    "127.0.0.1",
-  ];
-  const proc = Bun.spawn([...cmd, ...args], {
-    cwd: o.root,
-    env: stockdEnv(),
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  const stderr = new OutputTail(proc.stderr);
-  const url = new URL((await stderr.match(/stockd listening on (http:\/\/\S+)/))[1] as string);
   const random = rng(99);
+  const probe = { path: pathFor(o.endpoint, symbols, random), key: keys[0] as string };
+  const server = await startStockd(o.root, dataDir, probe, ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
   const result = await runLoad({
-    host: url.hostname,
-    port: Number(url.port),
+    host: server.host,
+    port: server.port,
     connections: 64,
     warmupMs: 1000,
     durationMs: o.seconds * 1000,
     keys,
     next: () => ({ path: pathFor(o.endpoint, symbols, random), key: Math.floor(random() * keys.length) }),
   });
-  await stopProcess(proc);
+  await server.stop();
   console.log(
     `${o.endpoint}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`,
   );

@@ -20,8 +20,12 @@ export function stockdEnv(extra: Record<string, string> = {}): Record<string, st
 }
 
 /** `bun <root>/src/index.ts ...args`. */
-export function stockdCommand(root: string, args: readonly string[]): string[] {
-  return [process.execPath, join(root, "src/index.ts"), ...args];
+export function stockdCommand(
+  root: string,
+  args: readonly string[],
+  runtimeFlags: readonly string[] = [],
+): string[] {
+  return [process.execPath, ...runtimeFlags, join(root, "src/index.ts"), ...args];
 }
 
 /** Runs a CLI command with `--json` and returns the one JSON object it prints. */

@@ -24,14 +24,22 @@ export interface Probe {
   key: string;
 }
 
-/** Starts `stockd serve` on a free port and polls `probe` until it answers 200. */
-export function startStockd(root: string, dataDir: string, probe: Probe): Promise<StockdServer> {
+/**
+ * Starts `stockd serve` on a free port (with Bun's `runtimeFlags`, e.g. `--cpu-prof`) and
+ * polls `probe` until it answers 200.
+ */
+export function startStockd(
+  root: string,
+  dataDir: string,
+  probe: Probe,
+  runtimeFlags: readonly string[] = [],
+): Promise<StockdServer> {
   const args = ["serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
-  return startListening(stockdCommand(root, args), root, probe);
+  return startListening(stockdCommand(root, args, runtimeFlags), root, probe);
 }
 
 /** Starts a server that prints `stockd listening on URL` on stderr; polls `probe` until a 200. */
-export async function startListening(cmd: string[], cwd: string, probe: Probe): Promise<StockdServer> {
+async function startListening(cmd: string[], cwd: string, probe: Probe): Promise<StockdServer> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, {
     cwd,
