@@ -258,6 +258,17 @@ export function gateHandlers(server: TestServer): HandlerGate {
   };
 }
 
+/** Runs `body` with the server's queries gated; the gate is removed and its queries settled after. */
+export async function withGate<T>(server: TestServer, body: (gate: HandlerGate) => Promise<T>): Promise<T> {
+  const gate = gateHandlers(server);
+  try {
+    return await body(gate);
+  } finally {
+    gate.remove();
+    await gate.settled();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The edge without a socket: requests from any client address
 

@@ -12,10 +12,10 @@ import {
   expectProblem,
   GATED,
   GATED_OTHER,
-  gateHandlers,
   spawnServer,
   usageRows,
   waitUntil,
+  withGate,
 } from "./helpers.ts";
 
 let server: TestServer;
@@ -53,8 +53,7 @@ describe("idempotent retries", () => {
   });
 
   test("50 concurrent retries while the first call runs: one debit, 49 replays, identical bodies", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(10);
       const idem = newIdempotencyKey();
       const calls = Array.from({ length: 50 }, () => server.get(GATED, key, withKey(idem)));
@@ -73,15 +72,11 @@ describe("idempotent retries", () => {
       expect(usageRows(server, userId).requestIds).toEqual([original.headers.get("x-request-id") as string]);
       expectLedgerConsistent(server, userId, 9);
       await expectNothingHeld(server, key);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("the same key with other parameters while the first call runs: 409 idempotency_conflict, not charged", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(10);
       const idem = newIdempotencyKey();
       const first = server.get(GATED, key, withKey(idem));
@@ -92,10 +87,7 @@ describe("idempotent retries", () => {
       expect((await first).status).toBe(200);
       expect(usageRows(server, userId).rows).toBe(1);
       expectLedgerConsistent(server, userId, 9);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("the same key with other parameters after the first call: 409, not charged", async () => {
@@ -107,8 +99,7 @@ describe("idempotent retries", () => {
   });
 
   test("the parameters are compared in any order: a reordered query is the same call", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(10);
       const idem = newIdempotencyKey();
       const first = server.get(GATED, key, withKey(idem));
@@ -121,15 +112,11 @@ describe("idempotent retries", () => {
       expect(b?.headers.get("idempotent-replayed")).toBe("true");
       expect(await b?.text()).toBe(await a?.text());
       expectLedgerConsistent(server, userId, 9);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("another user may use the same key: independent calls, each charged once", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const a = server.newKey(10);
       const b = server.newKey(10);
       const idem = newIdempotencyKey();
@@ -148,10 +135,7 @@ describe("idempotent retries", () => {
       expect(again.status).toBe(200);
       expectLedgerConsistent(server, a.userId, 9);
       expectLedgerConsistent(server, b.userId, 8);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("a failed first call (404) is not remembered: the retry runs again and is free; the key stays usable", async () => {
@@ -171,8 +155,7 @@ describe("idempotent retries", () => {
   });
 
   test("a first call whose client went away is not remembered: the waiting retry runs and is charged once", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(10);
       const idem = newIdempotencyKey();
       const abort = new AbortController();
@@ -190,10 +173,7 @@ describe("idempotent retries", () => {
       expect(usageRows(server, userId).requestIds).toEqual([res.headers.get("x-request-id") as string]);
       expectLedgerConsistent(server, userId, 9);
       await expectNothingHeld(server, key);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("an invalid key (256 characters, a space, empty, non-ASCII) is a 400 naming Idempotency-Key, not charged", async () => {

@@ -20,6 +20,7 @@ import {
   testSeed,
   usageRows,
   waitUntil,
+  withGate,
 } from "./helpers.ts";
 
 let server: TestServer;
@@ -157,21 +158,20 @@ describe("a call over its time budget costs nothing", () => {
     const slow = await startTestServer(await demoDataDir(), {
       config: { limits: limits({ requestTimeoutMs: 100 }) },
     });
-    const gate = gateHandlers(slow);
     try {
-      const { key, userId } = slow.newKey(3);
-      const pending = slow.get(GATED, key);
-      expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
-      await expectProblem(await pending, 503, "unavailable");
-      gate.open();
-      expect(await gate.settled()).toBe(true);
-      await Bun.sleep(50);
-      expect(usageRows(slow, userId).rows).toBe(0);
-      expectLedgerConsistent(slow, userId, 3);
-      await expectNothingHeld(slow, key);
+      await withGate(slow, async (gate) => {
+        const { key, userId } = slow.newKey(3);
+        const pending = slow.get(GATED, key);
+        expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+        await expectProblem(await pending, 503, "unavailable");
+        gate.open();
+        expect(await gate.settled()).toBe(true);
+        await Bun.sleep(50);
+        expect(usageRows(slow, userId).rows).toBe(0);
+        expectLedgerConsistent(slow, userId, 3);
+        await expectNothingHeld(slow, key);
+      });
     } finally {
-      gate.remove();
-      await gate.settled();
       await slow.stop();
     }
   });
@@ -180,18 +180,17 @@ describe("a call over its time budget costs nothing", () => {
     const slow = await startTestServer(await demoDataDir(), {
       config: { limits: limits({ requestTimeoutMs: 50, maxInFlight: 1 }) },
     });
-    const gate = gateHandlers(slow);
     try {
-      const { key } = slow.newKey(10);
-      await expectProblem(await slow.get(GATED, key), 503, "unavailable");
-      expect(gate.waiting).toBe(1);
-      const second = await slow.get(GATED, key);
-      expect(second.status).toBe(429);
-      expect(gate.waiting).toBe(1);
+      await withGate(slow, async (gate) => {
+        const { key } = slow.newKey(10);
+        await expectProblem(await slow.get(GATED, key), 503, "unavailable");
+        expect(gate.waiting).toBe(1);
+        const second = await slow.get(GATED, key);
+        expect(second.status).toBe(429);
+        expect(gate.waiting).toBe(1);
+      });
     } finally {
-      gate.remove();
-      // Stopping the server (closing DuckDB) under a still-running query crashes the process.
-      await gate.settled();
+      // After withGate settled the queries: stopping (closing DuckDB) under one crashes the process.
       await slow.stop();
     }
   });
@@ -208,8 +207,7 @@ describe("a call over its time budget costs nothing", () => {
  */
 describe("a client that disconnects", () => {
   test("aborted while its handler runs: not charged, nothing held", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(5);
       const abort = new AbortController();
       const call = server.get(GATED, key, { signal: abort.signal }).then(
@@ -226,15 +224,11 @@ describe("a client that disconnects", () => {
       expect(usageRows(server, userId).rows).toBe(0);
       expectLedgerConsistent(server, userId, 5);
       await expectNothingHeld(server, key);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("the same call with the client still connected is charged", async () => {
-    const gate = gateHandlers(server);
-    try {
+    await withGate(server, async (gate) => {
       const { key, userId } = server.newKey(5);
       const call = server.get(GATED, key);
       expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
@@ -244,10 +238,7 @@ describe("a client that disconnects", () => {
       expect(res.status).toBe(200);
       expect(usageRows(server, userId).requestIds).toEqual([res.headers.get("x-request-id") as string]);
       expectLedgerConsistent(server, userId, 4);
-    } finally {
-      gate.remove();
-      await gate.settled();
-    }
+    });
   });
 
   test("aborts at random moments (seeded schedule): received 2xx ≤ charged ≤ received 2xx + aborted", async () => {

@@ -13,7 +13,6 @@ import {
   expectNothingHeld,
   expectProblem,
   GATED,
-  gateHandlers,
   limits,
   rng,
   SLOW,
@@ -21,6 +20,7 @@ import {
   testSeed,
   usageRows,
   waitUntil,
+  withGate,
 } from "./helpers.ts";
 
 let server: TestServer;
@@ -84,35 +84,34 @@ describe("per-key in-flight cap", () => {
     const capped = await startTestServer(await demoDataDir(), {
       config: { limits: limits({ maxInFlight: 2 }) },
     });
-    const gate = gateHandlers(capped);
     try {
-      const { key, userId } = capped.newKey(100);
-      const observer = capped.accounts.createKey(userId, "observer", null).key;
-      const calls = Array.from({ length: 10 }, () => capped.get(GATED, key));
-      expect(await waitUntil(() => gate.waiting === 2)).toBe(true);
-      // The 8 refused calls are answered while the 2 are still held.
-      const settled = await Promise.all(
-        calls.map((c) => Promise.race([c, Bun.sleep(1000).then(() => null)])),
-      );
-      const refused = settled.filter((r): r is Response => r !== null);
-      expect(refused.length).toBe(8);
-      for (const res of refused) {
-        expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-        await expectProblem(res, 429, "rate_limited");
-      }
-      // Another key of the same user is not capped by this key's calls, and sees 2 credits held.
-      const view = await account(capped, observer);
-      expect(view.reserved).toBe(2);
-      expect((await capped.get(PROFILE, observer)).status).toBe(200);
-      gate.open();
-      const done = await Promise.all(calls);
-      expect(done.filter((r) => r.status === 200).length).toBe(2);
-      expect(usageRows(capped, userId).rows).toBe(3);
-      expectLedgerConsistent(capped, userId, 97);
-      await expectNothingHeld(capped, observer);
+      await withGate(capped, async (gate) => {
+        const { key, userId } = capped.newKey(100);
+        const observer = capped.accounts.createKey(userId, "observer", null).key;
+        const calls = Array.from({ length: 10 }, () => capped.get(GATED, key));
+        expect(await waitUntil(() => gate.waiting === 2)).toBe(true);
+        // The 8 refused calls are answered while the 2 are still held.
+        const settled = await Promise.all(
+          calls.map((c) => Promise.race([c, Bun.sleep(1000).then(() => null)])),
+        );
+        const refused = settled.filter((r): r is Response => r !== null);
+        expect(refused.length).toBe(8);
+        for (const res of refused) {
+          expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+          await expectProblem(res, 429, "rate_limited");
+        }
+        // Another key of the same user is not capped by this key's calls, and sees 2 credits held.
+        const view = await account(capped, observer);
+        expect(view.reserved).toBe(2);
+        expect((await capped.get(PROFILE, observer)).status).toBe(200);
+        gate.open();
+        const done = await Promise.all(calls);
+        expect(done.filter((r) => r.status === 200).length).toBe(2);
+        expect(usageRows(capped, userId).rows).toBe(3);
+        expectLedgerConsistent(capped, userId, 97);
+        await expectNothingHeld(capped, observer);
+      });
     } finally {
-      gate.remove();
-      await gate.settled();
       await capped.stop();
     }
   });
