@@ -5,10 +5,9 @@
  * concept and period, with the formulas of docs/methodology.md; never from the service.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   addYears,
   balanceDateYearBefore,
@@ -26,7 +25,7 @@ import {
   relDiff,
   totalDebt,
 } from "./derived-facts.ts";
-import type { CsvPrice, Json } from "./endpoint-helpers.ts";
+import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const TOLERANCE = 1e-9;
@@ -45,20 +44,8 @@ function ttmOf(raw: RawFacts, concepts: string[], end: string, what: string): nu
 }
 
 describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(100_000).key;
-  }, 120_000);
-  afterAll(() => server?.stop());
-
-  async function get<T = Json>(path: string): Promise<T> {
-    const res = await server.get(path, key);
-    expect(res.status, path).toBe(200);
-    return (await res.json()) as T;
-  }
+  const fixtures = serverOverImport(root);
+  const get = <T = Json>(path: string) => fixtures.get<T>(path);
 
   type Metrics = { metadata: Json; metrics: Record<string, number | null> };
 

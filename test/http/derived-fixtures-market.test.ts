@@ -5,11 +5,10 @@
  * edgar/companyfacts/CIK*.json and estimates/alphavantage_earnings_<T>.json.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   addDays,
   addYears,
@@ -33,6 +32,7 @@ import {
   type RawFiling,
   readJson,
   type Submissions,
+  serverOverImport,
 } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
@@ -63,20 +63,8 @@ function reportDates(ticker: string): string[] {
 }
 
 describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real data (STOCKD_FIXTURES)", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(100_000).key;
-  }, 120_000);
-  afterAll(() => server?.stop());
-
-  async function get<T = Json>(path: string): Promise<T> {
-    const res = await server.get(path, key);
-    expect(res.status, path).toBe(200);
-    return (await res.json()) as T;
-  }
+  const fixtures = serverOverImport(root);
+  const get = <T = Json>(path: string) => fixtures.get<T>(path);
 
   type Dividend = { symbol: string; metadata: Json; dividend: Record<string, number | string | null> };
 
@@ -136,7 +124,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   }
 
   test("a known symbol without data of a kind is a free 404 (AAPL dividend, KO valuation)", async () => {
-    const { key: own, userId } = server.newKey(5);
+    const { key: own, userId } = fixtures.server.newKey(5);
     // No dividends/AAPL.csv; no companyfacts for KO (no statements, so no valuation or metrics).
     for (const path of [
       "/stocks/AAPL/dividend",
@@ -144,11 +132,11 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       "/stocks/KO/fundamental-metrics",
       "/stocks/MSFT/growth",
     ]) {
-      const res = await server.get(path, own);
+      const res = await fixtures.server.get(path, own);
       await expectProblem(res, 404, { code: "not_found" });
       expect(charged(res), path).toBe(0);
     }
-    expect(server.accounts.getBalance(userId)).toBe(5);
+    expect(fixtures.server.accounts.getBalance(userId)).toBe(5);
   });
 
   type Earnings = { symbol: string; metadata: Json; earnings: Record<string, number | string | null> };
@@ -209,10 +197,10 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     expect(
       file.quarterlyEarnings.filter((q) => q.reportedEPS === "None" && q.estimatedEPS !== "None"),
     ).toEqual([]);
-    const { key: own, userId } = server.newKey(3);
-    const res = await server.get("/stocks/MSFT/estimates", own);
+    const { key: own, userId } = fixtures.server.newKey(3);
+    const res = await fixtures.server.get("/stocks/MSFT/estimates", own);
     await expectProblem(res, 404, { code: "not_found" });
-    expect(server.accounts.getBalance(userId)).toBe(3);
+    expect(fixtures.server.accounts.getBalance(userId)).toBe(3);
   });
 
   type CalendarRow = {
@@ -297,15 +285,15 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   });
 
   test("calendar: a malformed cik is a free 400; a 200 costs 1 credit", async () => {
-    const { key: own, userId } = server.newKey(5);
+    const { key: own, userId } = fixtures.server.newKey(5);
     for (const cik of ["abc", "12345678901", "-1"]) {
-      const res = await server.get(`/calendar/earnings?cik=${cik}`, own);
+      const res = await fixtures.server.get(`/calendar/earnings?cik=${cik}`, own);
       await expectProblem(res, 400, { code: "invalid_parameter", name: "cik", in: "query" });
       expect(charged(res)).toBe(0);
     }
-    const ok = await server.get("/calendar/earnings?ticker=STZ", own);
+    const ok = await fixtures.server.get("/calendar/earnings?ticker=STZ", own);
     expect(ok.status).toBe(200);
     expect(charged(ok)).toBe(1);
-    expect(server.accounts.getBalance(userId)).toBe(4);
+    expect(fixtures.server.accounts.getBalance(userId)).toBe(4);
   });
 });

@@ -7,10 +7,9 @@
  * column of variants/prices-adjusted-with-actions/<T>.csv.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   factsOf,
   monthEnds,
@@ -22,7 +21,7 @@ import {
   splitFactorAfter,
   splitsFromActions,
 } from "./derived-facts.ts";
-import type { CsvPrice, Json } from "./endpoint-helpers.ts";
+import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
@@ -85,20 +84,8 @@ function netIncomeKnownAt(raw: RawFacts, date: string): { end: string; value: nu
 }
 
 describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(100_000).key;
-  }, 120_000);
-  afterAll(() => server?.stop());
-
-  async function get<T = Json>(path: string): Promise<T> {
-    const res = await server.get(path, key);
-    expect(res.status, path).toBe(200);
-    return (await res.json()) as T;
-  }
+  const fixtures = serverOverImport(root);
+  const get = <T = Json>(path: string) => fixtures.get<T>(path);
 
   type Snapshot = { symbol: string; valuation: Record<string, number | string | null> };
 

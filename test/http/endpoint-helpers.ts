@@ -4,11 +4,12 @@
  * values come from the files the snapshot was imported from, never from the service.
  */
 
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { tempDir } from "../helpers/env.ts";
+import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -210,4 +211,33 @@ export function demoCik(ticker: string): string {
   const row = demoSources().tickers.find((r) => r[2] === ticker);
   if (!row) throw new Error(`${ticker} is not in the demo ticker list`);
   return String(row[0]).padStart(10, "0");
+}
+
+/**
+ * Called inside a describe: a server over the import of `sources` and a key with ample
+ * credits, started before its tests (the import takes several seconds) and stopped after.
+ * `get` asserts a 200 and returns the JSON body.
+ */
+export function serverOverImport(sources: string) {
+  let server: TestServer | undefined;
+  let key = "";
+  beforeAll(async () => {
+    server = await startTestServer(await importedDataDir(sources));
+    key = server.newKey(100_000).key;
+  }, 120_000);
+  afterAll(() => server?.stop());
+  return {
+    get server(): TestServer {
+      if (!server) throw new Error("the server starts in beforeAll");
+      return server;
+    },
+    get key(): string {
+      return key;
+    },
+    async get<T = Json>(path: string): Promise<T> {
+      const res = await this.server.get(path, key);
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as T;
+    },
+  };
 }

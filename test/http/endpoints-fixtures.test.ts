@@ -4,11 +4,10 @@
  * edgar/company_tickers_exchange.json and prices/<TICKER>.csv.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   type CsvPrice,
   expectProblem,
@@ -21,6 +20,7 @@ import {
   readPriceCsv,
   type Submissions,
   secUrl,
+  serverOverImport,
 } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
@@ -54,20 +54,8 @@ function allFilings(cik: string): RawFiling[] {
 }
 
 describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(100_000).key;
-  }, 120_000); // the fixture import takes several seconds
-  afterAll(() => server?.stop());
-
-  async function get<T = Json>(path: string): Promise<T> {
-    const res = await server.get(path, key);
-    expect(res.status, path).toBe(200);
-    return (await res.json()) as T;
-  }
+  const fixtures = serverOverImport(root);
+  const get = <T = Json>(path: string) => fixtures.get<T>(path);
 
   describe("/stocks/{symbol}/profile", () => {
     for (const [ticker, country] of [
@@ -250,9 +238,14 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
 
     test("a ticker without a price file: quote and price are 404", async () => {
       expect(existsSync(join(root, "prices", "BRK-B.csv"))).toBe(false);
-      await expectProblem(await server.get("/securities/BRK.B/quote", key), 404, { code: "not_found" });
+      await expectProblem(await fixtures.server.get("/securities/BRK.B/quote", fixtures.key), 404, {
+        code: "not_found",
+      });
       await expectProblem(
-        await server.get("/stocks/BRK-B/price?start_date=2024-01-01&end_date=2024-01-31", key),
+        await fixtures.server.get(
+          "/stocks/BRK-B/price?start_date=2024-01-01&end_date=2024-01-31",
+          fixtures.key,
+        ),
         404,
         { code: "not_found" },
       );
