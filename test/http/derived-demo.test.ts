@@ -15,9 +15,10 @@ import { writeDemoSources } from "../../src/demo/index.ts";
 import * as Models from "../../src/http/models/derived.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
 import { tempDir } from "../helpers/env.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { addDays, RawFacts, readPriceCsv, relDiff } from "./derived-facts.ts";
-import { type CsvPrice, charged, demoCik, expectProblem, type Json } from "./endpoint-helpers.ts";
+import { type CsvPrice, demoCik, type Json } from "./endpoint-helpers.ts";
 
 /** A derived endpoint: its URL for a ticker, OpenAPI path, pricing key and response model. */
 interface Route {
@@ -176,7 +177,7 @@ describe("derived endpoints over the demo", () => {
       expect(undeclared(route.schema, body)).toEqual([]);
       expect(badValues(body)).toEqual([]);
       if (Array.isArray(body)) expect(body.length).toBeGreaterThan(0);
-      expect(charged(res)).toBe(PRICING[route.endpoint]);
+      expect(chargedBy(res)).toBe(PRICING[route.endpoint]);
       expect(server.accounts.getBalance(userId)).toBe(10 - PRICING[route.endpoint]);
     });
   }
@@ -233,7 +234,7 @@ describe("derived endpoints over the demo", () => {
       for (const symbol of ["NOSUCH", "DHLD", "DWGTX"]) {
         const res = await server.get(route.url(symbol), key);
         await expectProblem(res, 404, { code: "not_found" });
-        expect(charged(res), route.url(symbol)).toBe(0);
+        expect(chargedBy(res), route.url(symbol)).toBe(0);
       }
     }
     expect(server.accounts.getBalance(userId)).toBe(5);
@@ -251,7 +252,7 @@ describe("derived endpoints over the demo", () => {
     for (const path of ["/stocks/DCLD/dividend", "/stocks/DHLD-B/estimates"]) {
       const res = await server.get(path, key);
       await expectProblem(res, 404, { code: "not_found" });
-      expect(charged(res)).toBe(0);
+      expect(chargedBy(res)).toBe(0);
     }
     expect(server.accounts.getBalance(userId)).toBe(5);
   });
@@ -264,12 +265,12 @@ describe("derived endpoints over the demo", () => {
       const name =
         route.endpoint === "calendar" || route.openapi.startsWith("/securities") ? "ticker" : "symbol";
       await expectProblem(res, 400, { code: "invalid_parameter", name });
-      expect(charged(res), route.url(long)).toBe(0);
+      expect(chargedBy(res), route.url(long)).toBe(0);
     }
     for (const path of ["/calendar/earnings?cik=abc", "/calendar/earnings?start=2024-02-30"]) {
       const res = await server.get(path, key);
       await expectProblem(res, 400, { code: "invalid_parameter" });
-      expect(charged(res)).toBe(0);
+      expect(chargedBy(res)).toBe(0);
     }
     expect(server.accounts.getBalance(userId)).toBe(5);
   });

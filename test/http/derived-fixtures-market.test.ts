@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import {
   addDays,
   addYears,
@@ -24,8 +25,6 @@ import {
 } from "./derived-facts.ts";
 import {
   type CsvPrice,
-  charged,
-  expectProblem,
   type FilingColumns,
   filingRows,
   type Json,
@@ -134,7 +133,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     ]) {
       const res = await fixtures.server.get(path, own);
       await expectProblem(res, 404, { code: "not_found" });
-      expect(charged(res), path).toBe(0);
+      expect(chargedBy(res), path).toBe(0);
     }
     expect(fixtures.server.accounts.getBalance(userId)).toBe(5);
   });
@@ -289,11 +288,11 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     for (const cik of ["abc", "12345678901", "-1"]) {
       const res = await fixtures.server.get(`/calendar/earnings?cik=${cik}`, own);
       await expectProblem(res, 400, { code: "invalid_parameter", name: "cik", in: "query" });
-      expect(charged(res)).toBe(0);
+      expect(chargedBy(res)).toBe(0);
     }
     const ok = await fixtures.server.get("/calendar/earnings?ticker=STZ", own);
     expect(ok.status).toBe(200);
-    expect(charged(ok)).toBe(1);
+    expect(chargedBy(ok)).toBe(1);
     expect(fixtures.server.accounts.getBalance(userId)).toBe(4);
   });
 });

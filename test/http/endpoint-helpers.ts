@@ -13,45 +13,6 @@ import { importedDataDir, startTestServer, type TestServer } from "../helpers/se
 
 export type Json = Record<string, unknown>;
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-  errors?: { in: string; name: string; message: string }[];
-}
-
-/** Asserts an RFC 9457 body whose request_id is the X-Request-Id header; returns the body. */
-export async function expectProblem(
-  res: Response,
-  status: number,
-  expected: { code?: string; name?: string; in?: string } = {},
-): Promise<Problem> {
-  const label = `${res.url} -> ${res.status}`;
-  expect(res.status, label).toBe(status);
-  expect(res.headers.get("content-type"), label).toBe("application/problem+json");
-  const body = (await res.json()) as Problem;
-  const requestId = res.headers.get("x-request-id");
-  expect(requestId, label).toMatch(/^[0-9a-f-]{36}$/);
-  expect(body.request_id, label).toBe(requestId as string);
-  expect(body.status, label).toBe(status);
-  for (const field of ["type", "title", "detail", "code"] as const)
-    expect(typeof body[field], label).toBe("string");
-  if (expected.code) expect(body.code, label).toBe(expected.code);
-  if (expected.name) {
-    expect(body.errors?.[0]?.name, label).toBe(expected.name);
-    if (expected.in) expect(body.errors?.[0]?.in, label).toBe(expected.in);
-  }
-  return body;
-}
-
-/** Credits charged by a response, per its header (absent means none). */
-export function charged(res: Response): number {
-  return Number(res.headers.get("x-credits-charged") ?? "0");
-}
-
 export function readJson<T = Json>(path: string): T {
   return JSON.parse(readFileSync(path, "utf8")) as T;
 }

@@ -2,18 +2,11 @@
  * /stocks/{symbol}/price and /stocks/{symbol}/secfiling over the demo snapshot; expected
  * rows come from the demo source files (prices/<TICKER>.csv, edgar/submissions/*.json).
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  charged,
-  demoCik,
-  demoSources,
-  expectProblem,
-  filingRows,
-  type Json,
-  newestFirst,
-  secUrl,
-} from "./endpoint-helpers.ts";
+import { demoCik, demoSources, filingRows, type Json, newestFirst, secUrl } from "./endpoint-helpers.ts";
 
 let server: TestServer;
 
@@ -29,7 +22,7 @@ describe("/stocks/{symbol}/price", () => {
     const { key } = server.newKey(5);
     const res = await server.get("/stocks/DWGT/price?start_date=2024-01-03&end_date=2024-02-14", key);
     expect(res.status).toBe(200);
-    expect(charged(res)).toBe(1);
+    expect(chargedBy(res)).toBe(1);
     const text = await res.text();
     expect(text).not.toMatch(/"volume":"/);
     const rows = JSON.parse(text) as Json[];
@@ -109,7 +102,7 @@ describe("/stocks/{symbol}/price", () => {
     for (const [query, name] of cases) {
       const res = await server.get(`/stocks/DWGT/price?${query}`, key);
       await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
-      expect(charged(res), query).toBe(0);
+      expect(chargedBy(res), query).toBe(0);
     }
     const reversed = await server.get("/stocks/DWGT/price?start_date=2024-03-01&end_date=2024-02-01", key);
     const body = await expectProblem(reversed, 400, { code: "invalid_parameter" });

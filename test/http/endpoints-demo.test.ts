@@ -3,9 +3,11 @@
  * snapshot. Expected values are read from the demo source files (the generator's output
  * for today), never from the service.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, demoCik, demoSources, expectProblem, type Json } from "./endpoint-helpers.ts";
+import { demoCik, demoSources, type Json } from "./endpoint-helpers.ts";
 
 let server: TestServer;
 
@@ -40,7 +42,7 @@ describe("/health", () => {
       const { key, userId } = empty.newKey(5);
       const res = await empty.get("/stocks/DWGT/profile", key);
       await expectProblem(res, 503, { code: "unavailable" });
-      expect(charged(res)).toBe(0);
+      expect(chargedBy(res)).toBe(0);
       expect(empty.accounts.getBalance(userId)).toBe(5);
     } finally {
       await empty.stop();
@@ -61,7 +63,7 @@ describe("/account", () => {
     expect((await server.get("/stocks/NOSUCH/profile", key)).status).toBe(404);
     const res = await server.get("/account", key);
     expect(res.status).toBe(200);
-    expect(charged(res)).toBe(0);
+    expect(chargedBy(res)).toBe(0);
     const body = (await res.json()) as Json & { key: Json; usage_30d: Json };
     expect(keys(body)).toEqual(["available", "balance", "email", "key", "reserved", "usage_30d", "user_id"]);
     expect(body.user_id).toBe(userId);
@@ -87,7 +89,7 @@ describe("/stocks/{symbol}/profile", () => {
     const { key } = server.newKey(5);
     const res = await server.get("/stocks/DWGT/profile", key);
     expect(res.status).toBe(200);
-    expect(charged(res)).toBe(1);
+    expect(chargedBy(res)).toBe(1);
     const body = (await res.json()) as { identity: Json; general: Json };
     expect(keys(body)).toEqual(["general", "identity"]);
     for (const f of ["company_id", "security_id", "symbol", "exchange", "company_name", "cik", "market"]) {
@@ -171,7 +173,7 @@ describe("/stocks/{symbol}/profile", () => {
     for (const s of ["NOSUCH", "DHLD", "DHLD-C", "DWGTX"]) {
       const res = await server.get(`/stocks/${s}/profile`, key);
       await expectProblem(res, 404, { code: "not_found" });
-      expect(charged(res)).toBe(0);
+      expect(chargedBy(res)).toBe(0);
     }
     expect(server.accounts.getBalance(userId)).toBe(5);
   });

@@ -8,9 +8,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
+import { expectProblem } from "../helpers/responses.ts";
 import {
   type CsvPrice,
-  expectProblem,
   type FilingColumns,
   filingRows,
   type Json,

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/env.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, demoSources, expectProblem, type Json } from "./endpoint-helpers.ts";
+import { demoSources, type Json } from "./endpoint-helpers.ts";
 
 interface Page {
   data: Json[];
@@ -190,12 +191,12 @@ describe("/securities/search pagination and parameters", () => {
     for (const [query, name] of cases) {
       const res = await demo.get(`/securities/search?${query}`, key);
       await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
-      expect(charged(res), query).toBe(0);
+      expect(chargedBy(res), query).toBe(0);
     }
     expect(demo.accounts.getBalance(userId)).toBe(3);
     const max = await demo.get("/securities/search?query=demo&per_page=100", key);
     expect(max.status).toBe(200);
-    expect(charged(max)).toBe(1);
+    expect(chargedBy(max)).toBe(1);
   });
 
   test("a query of only blanks is a 400 naming query, not a match of every security", async () => {

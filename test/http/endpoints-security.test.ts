@@ -3,9 +3,11 @@
  * the X-Request-Id; hostile path and query values never give a 5xx and never cost a credit
  * unless the call succeeds; the URL length limit; methods; /openapi.json and /docs.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, expectProblem, type Json } from "./endpoint-helpers.ts";
+import type { Json } from "./endpoint-helpers.ts";
 
 let server: TestServer;
 
@@ -73,7 +75,7 @@ describe("every non-2xx response is problem+json with the request id", () => {
     );
     const body = await expectProblem(over, 400, { code: "invalid_parameter" });
     expect(body.detail).toContain("2048");
-    expect(charged(over)).toBe(0);
+    expect(chargedBy(over)).toBe(0);
     const under = await server.get(
       `/securities/search?query=demo&pad=${"y".repeat(2048 - base.length)}`,
       key,
@@ -119,14 +121,14 @@ describe("hostile path and query values", () => {
     const text = await res.text();
     expect(text, path).not.toMatch(LEAK);
     if (res.status >= 200 && res.status < 300) {
-      expect(charged(res), path).toBe(1);
+      expect(chargedBy(res), path).toBe(1);
       expect(isEmpty(JSON.parse(text)), `${path} returned data`).toBe(true);
       return 1;
     }
     expect(res.status, path).toBeGreaterThanOrEqual(400);
     expect(res.headers.get("content-type"), path).toBe("application/problem+json");
     expect((JSON.parse(text) as Json).request_id, path).toBe(res.headers.get("x-request-id") as string);
-    expect(charged(res), path).toBe(0);
+    expect(chargedBy(res), path).toBe(0);
     return 0;
   }
 
@@ -195,7 +197,7 @@ describe("/openapi.json and /docs", () => {
   test("/openapi.json needs no key and lists every endpoint with its x-credit-cost", async () => {
     const res = await server.get("/openapi.json");
     expect(res.status).toBe(200);
-    expect(charged(res)).toBe(0);
+    expect(chargedBy(res)).toBe(0);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, Json>> };
     expect(doc.openapi).toMatch(/^3\./);
     for (const [path, cost] of Object.entries(README_PRICING)) {

@@ -14,8 +14,9 @@ import { join } from "node:path";
 import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { chargedBy } from "../helpers/responses.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, type FilingColumns, type Json, type Submissions } from "./endpoint-helpers.ts";
+import type { FilingColumns, Json, Submissions } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const AAPL = "0000320193";
@@ -124,7 +125,7 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
   async function get<T = Json>(path: string): Promise<T> {
     const res = await server.get(path, key);
     expect(res.status, path).toBe(200);
-    expect(charged(res), path).toBe(1);
+    expect(chargedBy(res), path).toBe(1);
     return (await res.json()) as T;
   }
   /** Every row of a /sec_filings query, over all its pages. */

@@ -14,8 +14,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import { FIXTURES } from "../helpers/env.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, expectProblem, type Json } from "./endpoint-helpers.ts";
+import type { Json } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const form4Dir = join(root, "edgar", "form4");
@@ -177,7 +178,7 @@ describe.skipIf(!FIXTURES)("/securities/{ticker}/insider_tradings over the real 
     const path = `/securities/${ticker}/insider_tradings${query}`;
     const res = await server.get(path, key);
     expect(res.status, path).toBe(200);
-    expect(charged(res), path).toBe(1);
+    expect(chargedBy(res), path).toBe(1);
     return (await res.json()) as Response;
   }
 
@@ -349,15 +350,15 @@ describe.skipIf(!FIXTURES)("/securities/{ticker}/insider_tradings over the real 
     for (const [query, status, name] of bad) {
       const res = await server.get(`/securities/TSLA/insider_tradings?${query}`, own);
       await expectProblem(res, status, { code: "invalid_parameter", name, in: "query" });
-      expect(charged(res), query).toBe(0);
+      expect(chargedBy(res), query).toBe(0);
     }
     const unknown = await server.get("/securities/NOSUCHTICKER/insider_tradings", own);
     await expectProblem(unknown, 404, { code: "not_found" });
-    expect(charged(unknown)).toBe(0);
+    expect(chargedBy(unknown)).toBe(0);
     expect(server.accounts.getBalance(userId)).toBe(10);
     const ok = await server.get("/securities/AAPL/insider_tradings", own);
     expect(ok.status).toBe(200);
-    expect(charged(ok)).toBe(1);
+    expect(chargedBy(ok)).toBe(1);
     expect(server.accounts.getBalance(userId)).toBe(9);
     expect((await server.get("/securities/AAPL/insider_tradings", null)).status).toBe(401);
   });

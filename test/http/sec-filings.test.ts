@@ -8,17 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/env.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  charged,
-  demoCik,
-  demoSources,
-  expectProblem,
-  filingRows,
-  type Json,
-  type RawFiling,
-  secUrl,
-} from "./endpoint-helpers.ts";
+import { demoCik, demoSources, filingRows, type Json, type RawFiling, secUrl } from "./endpoint-helpers.ts";
 
 interface Page {
   data: Json[];
@@ -37,7 +29,7 @@ afterAll(() => server.stop());
 async function filings(query: string, s = server, k = key): Promise<Page> {
   const res = await s.get(`/sec_filings?${query}`, k);
   expect(res.status, query).toBe(200);
-  expect(charged(res), query).toBe(1);
+  expect(chargedBy(res), query).toBe(1);
   return (await res.json()) as Page;
 }
 
@@ -196,7 +188,7 @@ describe("/sec_filings on the demo data", () => {
     for (const [query, name] of cases) {
       const res = await server.get(`/sec_filings?${query}`, k);
       await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
-      expect(charged(res), query).toBe(0);
+      expect(chargedBy(res), query).toBe(0);
     }
     const reversed = await server.get("/sec_filings?start=2024-03-01&end=2024-02-01", k);
     const body = await expectProblem(reversed, 400, { code: "invalid_parameter" });

@@ -22,8 +22,8 @@ import { STATEMENT_FIELDS } from "../../src/domain/statements.ts";
 import type { SecCompanyFacts, SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { charged, expectProblem } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
@@ -253,7 +253,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       result = (async () => {
         const res = await server.get(path, key);
         expect(res.status, path).toBe(200);
-        expect(charged(res), path).toBe(1);
+        expect(chargedBy(res), path).toBe(1);
         const body = (await res.json()) as { symbol: string; periods: Period[] };
         expect(body.symbol, path).toBe(symbol);
         return body.periods;
@@ -974,27 +974,27 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         for (const limit of ["101", "0", "-1", "1.5", "ten"]) {
           const res = await server.get(`${base}?limit=${limit}`, own);
           await expectProblem(res, 400, { code: "invalid_parameter", name: "limit", in: "query" });
-          expect(charged(res)).toBe(0);
+          expect(chargedBy(res)).toBe(0);
         }
         for (const type of ["weekly", "ANNUAL", ""]) {
           const res = await server.get(`${base}?period_type=${type}`, own);
           await expectProblem(res, 400, { code: "invalid_parameter", name: "period_type", in: "query" });
-          expect(charged(res)).toBe(0);
+          expect(chargedBy(res)).toBe(0);
         }
         // MSFT is a listed filer (edgar/submissions/CIK0000789019.json) without a companyfacts file.
         const msft = await server.get(`/stocks/MSFT/${PATH[kind]}`, own);
         await expectProblem(msft, 404, { code: "not_found" });
-        expect(charged(msft)).toBe(0);
+        expect(chargedBy(msft)).toBe(0);
         const unknown = await server.get(`/stocks/NOSUCHTICKER/${PATH[kind]}`, own);
         await expectProblem(unknown, 404, { code: "not_found" });
-        expect(charged(unknown)).toBe(0);
+        expect(chargedBy(unknown)).toBe(0);
       }
       expect(server.accounts.getBalance(userId)).toBe(100);
       // A 200 costs exactly 1 credit per call.
       for (const kind of KINDS) {
         const res = await server.get(`/stocks/NVDA/${PATH[kind]}?limit=100`, own);
         expect(res.status).toBe(200);
-        expect(charged(res)).toBe(1);
+        expect(chargedBy(res)).toBe(1);
       }
       expect(server.accounts.getBalance(userId)).toBe(97);
       const noKey = await server.get("/stocks/AAPL/balance-sheet", null);

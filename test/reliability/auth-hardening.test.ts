@@ -2,9 +2,11 @@
  * Auth under attack: keys in the URL are refused (never used), and an address that keeps
  * presenting bad keys is throttled with 429 + Retry-After.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { expectLedgerConsistent, expectProblem, limits, startEdge, usageRows } from "./helpers.ts";
+import { expectLedgerConsistent, limits, startEdge, usageRows } from "./helpers.ts";
 
 let server: TestServer;
 
@@ -21,7 +23,7 @@ describe("keys in the query string", () => {
     const { key, userId } = server.newKey(10);
     for (const name of KEY_PARAMS) {
       const res = await fetch(`${server.url}/stocks/DWGT/profile?${name}=${encodeURIComponent(key)}`);
-      const body = await expectProblem(res, 400, "invalid_parameter");
+      const body = await expectProblem(res, 400, { code: "invalid_parameter" });
       expect(body.errors).toEqual([{ in: "query", name, message: expect.any(String) }]);
       expect(body.detail).toContain(name);
       // The key is not echoed back.
@@ -35,7 +37,7 @@ describe("keys in the query string", () => {
     const { key, userId } = server.newKey(10);
     for (const name of KEY_PARAMS) {
       const res = await server.get(`/securities/search?query=demo&${name}=x`, key);
-      const body = await expectProblem(res, 400, "invalid_parameter");
+      const body = await expectProblem(res, 400, { code: "invalid_parameter" });
       expect(body.errors?.[0]?.name).toBe(name);
     }
     expectLedgerConsistent(server, userId, 10);
@@ -62,14 +64,16 @@ describe("auth-failure throttle", () => {
     try {
       const { key, userId } = throttled.newKey(10);
       for (let i = 0; i < 5; i++)
-        await expectProblem(await throttled.get("/stocks/DWGT/profile", `sk_bad${i}`), 401, "unauthorized");
+        await expectProblem(await throttled.get("/stocks/DWGT/profile", `sk_bad${i}`), 401, {
+          code: "unauthorized",
+        });
       for (const bad of ["sk_bad", "", "sk_another"]) {
         const res = await throttled.get("/stocks/DWGT/profile", bad || null);
         const retryAfter = Number(res.headers.get("retry-after"));
         expect(Number.isInteger(retryAfter)).toBe(true);
         expect(retryAfter).toBeGreaterThanOrEqual(1);
         expect(retryAfter).toBeLessThanOrEqual(60);
-        await expectProblem(res, 429, "rate_limited");
+        await expectProblem(res, 429, { code: "rate_limited" });
       }
       // The public paths stay open to the address.
       expect((await throttled.get("/health")).status).toBe(200);
@@ -77,7 +81,7 @@ describe("auth-failure throttle", () => {
       // (no hashing for a flood), so this first use of a good key is refused too; a key already
       // known valid passes (see the per-address test below).
       const good = await throttled.get("/stocks/DWGT/profile", key);
-      await expectProblem(good, 429, "rate_limited");
+      await expectProblem(good, 429, { code: "rate_limited" });
       expect(usageRows(throttled, userId).rows).toBe(0);
       expectLedgerConsistent(throttled, userId, 10);
     } finally {

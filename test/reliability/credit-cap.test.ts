@@ -3,18 +3,12 @@
  * it, every 2xx is exactly one ledger row (with its request id), and the balance is the sum
  * of the ledger. Randomised parts are seeded (STOCKD_TEST_SEED replays the route mix).
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PRICING } from "../../src/http/pricing.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  chargedBy,
-  expectLedgerConsistent,
-  expectNothingHeld,
-  expectProblem,
-  rng,
-  testSeed,
-  usageRows,
-} from "./helpers.ts";
+import { expectLedgerConsistent, expectNothingHeld, rng, testSeed, usageRows } from "./helpers.ts";
 
 let server: TestServer;
 
@@ -67,7 +61,7 @@ async function checkOutcomes(userId: string, key: string, start: number, outcome
       await res.arrayBuffer();
     } else {
       expect(res.status, path).toBe(402);
-      await expectProblem(res, 402, "insufficient_credits");
+      await expectProblem(res, 402, { code: "insufficient_credits" });
     }
   }
   expect(charged).toBeLessThanOrEqual(start);

@@ -129,39 +129,6 @@ export async function expectNothingHeld(server: TestServer, key: string, withinM
   expect(view.available).toBe(view.balance);
 }
 
-/** Credits a response says it charged (0 when the header is absent). */
-export function chargedBy(res: Response): number {
-  return Number(res.headers.get("x-credits-charged") ?? "0");
-}
-
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id: string;
-  errors?: { in: string; name: string; message: string }[];
-}
-
-/**
- * Asserts an RFC 9457 problem response (content type, status, code, request id equal to the
- * `X-Request-Id` header, nothing charged) and returns its body.
- */
-export async function expectProblem(res: Response, status?: number, code?: string): Promise<Problem> {
-  const text = await res.text();
-  const where = `${res.status} ${res.url}: ${text.slice(0, 300)}`;
-  expect(res.headers.get("content-type"), where).toBe("application/problem+json");
-  if (status !== undefined) expect(res.status, where).toBe(status);
-  const body = JSON.parse(text) as Problem;
-  expect(body.status, where).toBe(res.status);
-  if (code !== undefined) expect(body.code, where).toBe(code);
-  expect(body.request_id, where).toMatch(/^[0-9a-f-]{36}$/);
-  expect(res.headers.get("x-request-id"), where).toBe(body.request_id);
-  expect(chargedBy(res), where).toBe(0);
-  return body;
-}
-
 /** Polls `condition` every 5 ms until it holds or `ms` pass; returns whether it held. */
 export async function waitUntil(condition: () => boolean, ms = 5000): Promise<boolean> {
   const deadline = Date.now() + ms;

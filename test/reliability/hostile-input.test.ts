@@ -9,10 +9,12 @@
  * also prints its seed and shrink path when a property fails). STOCKD_FUZZ_RUNS sets the number
  * of requests for a longer hunt (e.g. 5000).
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { chargedBy } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { chargedBy, expectLedgerConsistent, expectNothingHeld, testSeed, usageRows } from "./helpers.ts";
+import { expectLedgerConsistent, expectNothingHeld, testSeed, usageRows } from "./helpers.ts";
 
 let server: TestServer;
 

@@ -3,13 +3,13 @@
  * call's response, marked `idempotent-replayed: true`, and is charged once; other parameters
  * are a 409; failures are not remembered; the remembered response outlives a restart.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
-  chargedBy,
   expectLedgerConsistent,
   expectNothingHeld,
-  expectProblem,
   GATED,
   GATED_OTHER,
   spawnServer,
@@ -81,8 +81,12 @@ describe("idempotent retries", () => {
       const idem = newIdempotencyKey();
       const first = server.get(GATED, key, withKey(idem));
       expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
-      await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, "idempotency_conflict");
-      await expectProblem(await server.get(PROFILE, key, withKey(idem)), 409, "idempotency_conflict");
+      await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, {
+        code: "idempotency_conflict",
+      });
+      await expectProblem(await server.get(PROFILE, key, withKey(idem)), 409, {
+        code: "idempotency_conflict",
+      });
       gate.open();
       expect((await first).status).toBe(200);
       expect(usageRows(server, userId).rows).toBe(1);
@@ -94,7 +98,9 @@ describe("idempotent retries", () => {
     const { key, userId } = server.newKey(10);
     const idem = newIdempotencyKey();
     expect((await server.get(GATED, key, withKey(idem))).status).toBe(200);
-    await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, "idempotency_conflict");
+    await expectProblem(await server.get(GATED_OTHER, key, withKey(idem)), 409, {
+      code: "idempotency_conflict",
+    });
     expectLedgerConsistent(server, userId, 9);
   });
 
@@ -144,7 +150,7 @@ describe("idempotent retries", () => {
     for (let i = 0; i < 3; i++) {
       const res = await server.get("/stocks/NOSUCH/profile", key, withKey(idem));
       expect(res.headers.get("idempotent-replayed")).toBeNull();
-      await expectProblem(res, 404, "not_found");
+      await expectProblem(res, 404, { code: "not_found" });
     }
     // Nothing was remembered, so the key is not bound to the failed call's parameters.
     const ok = await server.get(PROFILE, key, withKey(idem));
@@ -180,7 +186,7 @@ describe("idempotent retries", () => {
     const { key, userId } = server.newKey(10);
     for (const bad of ["k".repeat(256), "has space", "", "tab\tkey", "caf\u00e9"]) {
       const res = await server.get(PROFILE, key, withKey(bad));
-      const body = await expectProblem(res, 400, "invalid_parameter");
+      const body = await expectProblem(res, 400, { code: "invalid_parameter" });
       expect(body.errors?.[0]?.name, JSON.stringify(bad)).toBe("Idempotency-Key");
       expect(body.errors?.[0]?.in).toBe("header");
     }

@@ -2,15 +2,15 @@
  * Only a 2xx is charged: 4xx, a 500, a call over its time budget and a client that went away
  * cost nothing (for the disconnect: what the documented rule allows, see below).
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
-  chargedBy,
   expectLedgerConsistent,
   expectNothingHeld,
-  expectProblem,
   GATED,
   gateHandlers,
   limits,
@@ -56,7 +56,9 @@ describe("4xx costs nothing", () => {
       else await expectProblem(res, status);
     }
     const broke = server.newKey(0);
-    await expectProblem(await server.get("/stocks/DWGT/profile", broke.key), 402, "insufficient_credits");
+    await expectProblem(await server.get("/stocks/DWGT/profile", broke.key), 402, {
+      code: "insufficient_credits",
+    });
     expect(usageRows(server, userId).rows).toBe(0);
     expectLedgerConsistent(server, userId, 10);
     expectLedgerConsistent(server, broke.userId, 0);
@@ -77,7 +79,7 @@ describe("a 500 costs nothing", () => {
         ),
       );
       for (const res of responses) {
-        const body = await expectProblem(res, 500, "internal");
+        const body = await expectProblem(res, 500, { code: "internal" });
         expect(JSON.stringify(body)).not.toMatch(/parquet|duckdb|IO Error|snapshots|\/tmp/i);
       }
       // Calls that do not read the lost file are still served and charged.
@@ -104,7 +106,7 @@ describe("a 500 costs nothing", () => {
     const child = await spawnServer(dataDir);
     try {
       const res = await child.get("/stocks/DWGT/profile", key);
-      const body = await expectProblem(res, 500, "internal");
+      const body = await expectProblem(res, 500, { code: "internal" });
       expect(JSON.stringify(body)).not.toMatch(/injected|sqlite|store\.ts/i);
       expect(store.getBalance(user.value.id)).toBe(5);
       expect(store.ledgerSum(user.value.id)).toBe(5);
@@ -135,7 +137,7 @@ describe("a call over its time budget costs nothing", () => {
           ok.push(res.headers.get("x-request-id") as string);
           await res.arrayBuffer();
         } else {
-          const body = await expectProblem(res, 503, "unavailable");
+          const body = await expectProblem(res, 503, { code: "unavailable" });
           expect(body.detail).toContain("not charged");
           late++;
         }
@@ -163,7 +165,7 @@ describe("a call over its time budget costs nothing", () => {
         const { key, userId } = slow.newKey(3);
         const pending = slow.get(GATED, key);
         expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
-        await expectProblem(await pending, 503, "unavailable");
+        await expectProblem(await pending, 503, { code: "unavailable" });
         gate.open();
         expect(await gate.settled()).toBe(true);
         await Bun.sleep(50);
@@ -183,7 +185,7 @@ describe("a call over its time budget costs nothing", () => {
     try {
       await withGate(slow, async (gate) => {
         const { key } = slow.newKey(10);
-        await expectProblem(await slow.get(GATED, key), 503, "unavailable");
+        await expectProblem(await slow.get(GATED, key), 503, { code: "unavailable" });
         expect(gate.waiting).toBe(1);
         const second = await slow.get(GATED, key);
         expect(second.status).toBe(429);

@@ -3,15 +3,15 @@
  * IETF RateLimit headers, never charged), URL and parameter lengths, bounded lists, and a flood
  * of unauthenticated requests that must not grow the process's memory.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   account,
-  chargedBy,
   expectLedgerConsistent,
   expectNothingHeld,
-  expectProblem,
   GATED,
   limits,
   rng,
@@ -56,7 +56,7 @@ describe("per-key rate limit", () => {
         expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
         expect(res.headers.get("ratelimit-policy")).toBe('"burst";q=3;w=300');
         expect(res.headers.get("ratelimit")).toMatch(/^"burst";r=0;t=\d+$/);
-        await expectProblem(res, 429, "rate_limited");
+        await expectProblem(res, 429, { code: "rate_limited" });
       }
       // The remaining counts fall with each call: 2, 1, 0.
       const remaining = ok.map((r) => Number(/r=(\d+)/.exec(r.headers.get("ratelimit") ?? "")?.[1]));
@@ -98,7 +98,7 @@ describe("per-key in-flight cap", () => {
         expect(refused.length).toBe(8);
         for (const res of refused) {
           expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-          await expectProblem(res, 429, "rate_limited");
+          await expectProblem(res, 429, { code: "rate_limited" });
         }
         // Another key of the same user is not capped by this key's calls, and sees 2 credits held.
         const view = await account(capped, observer);
@@ -155,7 +155,7 @@ describe("URL and parameter lengths, bounded lists", () => {
     expect(fits.status).toBe(200);
     for (const init of [{ headers: { authorization: `Bearer ${key}` } }, {}]) {
       const res = await fetch(at(2049), init);
-      const body = await expectProblem(res, 400, "invalid_parameter");
+      const body = await expectProblem(res, 400, { code: "invalid_parameter" });
       expect(body.detail).toContain("2048");
     }
     expectLedgerConsistent(server, userId, 9);
@@ -184,7 +184,7 @@ describe("URL and parameter lengths, bounded lists", () => {
       [`/sec_filings?ticker=${"T".repeat(21)}`, "ticker"],
     ];
     for (const [path, name] of cases) {
-      const body = await expectProblem(await server.get(path, key), 400, "invalid_parameter");
+      const body = await expectProblem(await server.get(path, key), 400, { code: "invalid_parameter" });
       expect(body.errors?.[0]?.name, path).toBe(name);
     }
     expectLedgerConsistent(server, userId, 10);
@@ -202,7 +202,7 @@ describe("URL and parameter lengths, bounded lists", () => {
       ["/stocks/DWGT/balance-sheet?limit=101", "limit"],
     ];
     for (const [path, name] of cases) {
-      const body = await expectProblem(await server.get(path, key), 400, "invalid_parameter");
+      const body = await expectProblem(await server.get(path, key), 400, { code: "invalid_parameter" });
       expect(body.errors?.[0]?.name, path).toBe(name);
     }
     expectLedgerConsistent(server, userId, 10);
