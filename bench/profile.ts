@@ -5,8 +5,11 @@
  * at 64 connections, stops the server and summarises the profile by self time, by inclusive
  * time of the project's own functions, and by package.
  *
+ * Also prints the CPU time per request of the server and of the load generator (which share
+ * the machine's cores); `--plain` runs without the profiler and prints only that.
+ *
  * `bun bench/profile.ts [--mode quick] [--endpoint profile|fundamental-metrics|price|health]
- *  [--seconds 10] [--root DIR]`
+ *  [--seconds 10] [--root DIR] [--plain]`
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -19,6 +22,8 @@ import { startStockd } from "./lib/servers.ts";
 import { universeOf } from "./lib/universe.ts";
 
 const REPO = resolve(import.meta.dir, "..");
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = 100;
 
 interface CallFrame {
   functionName: string;
@@ -45,6 +50,7 @@ function options() {
       endpoint: { type: "string", default: "profile" },
       seconds: { type: "string", default: "10" },
       root: { type: "string" },
+      plain: { type: "boolean", default: false },
     },
   });
   return {
@@ -52,7 +58,16 @@ function options() {
     endpoint: values.endpoint ?? "profile",
     seconds: Number(values.seconds ?? 10),
     root: resolve(values.root ?? REPO),
+    plain: values.plain ?? false,
   };
+}
+
+/** CPU time (user + system, all threads) a process has used so far, seconds. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** A request path of `endpoint` for a random symbol of the cached universe. */
@@ -149,7 +164,9 @@ async function main(): Promise<void> {
   const symbols = universeOf(cacheDir, modeOf(o.mode).universe).symbols;
   const random = rng(99);
   const probe = { path: pathFor(o.endpoint, symbols, random), key: keys[0] as string };
-  const server = await startStockd(o.root, dataDir, probe, ["--cpu-prof", `--cpu-prof-dir=${profDir}`]);
+  const flags = o.plain ? [] : ["--cpu-prof", `--cpu-prof-dir=${profDir}`];
+  const server = await startStockd(o.root, dataDir, probe, flags);
+  const cpuBefore = { server: cpuSecondsOf(server.proc.pid), generator: process.cpuUsage() };
   const result = await runLoad({
     host: server.host,
     port: server.port,
@@ -159,10 +176,18 @@ async function main(): Promise<void> {
     keys,
     next: () => ({ path: pathFor(o.endpoint, symbols, random), key: Math.floor(random() * keys.length) }),
   });
+  const served = result.byKey.reduce((n, k) => n + k.ok + k.other, 0);
+  const serverUs = ((cpuSecondsOf(server.proc.pid) - cpuBefore.server) * 1e6) / served;
+  const used = process.cpuUsage(cpuBefore.generator);
+  const generatorUs = (used.user + used.system) / served;
   await server.stop();
   console.log(
     `${o.endpoint}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`,
   );
+  console.log(
+    `CPU per request: server ${serverUs.toFixed(1)} µs (all its threads), load generator ${generatorUs.toFixed(1)} µs`,
+  );
+  if (o.plain) return;
   const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no .cpuprofile in ${profDir}`);
   const { total, self, inclusive, packages, layers } = summarise(

@@ -14,7 +14,8 @@
  * Options: --mode full|quick, --root DIR (the stockd checkout to measure; default this one),
  * --label TEXT (names the code under test), --results FILE (default: bench/RESULTS.md for
  * full runs, none for quick), --skip-import (reuse the last import of this mode), --diag
- * (adds /health as a diagnostic row).
+ * (adds /health as a diagnostic row), --only ENDPOINT (repeatable: run only the scenarios
+ * billed under these pricing keys, e.g. `--only profile --only price`).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -42,6 +43,8 @@ interface Options {
   results: string | null;
   skipImport: boolean;
   diag: boolean;
+  /** Pricing keys of the scenarios to run (all when empty). */
+  only: string[];
 }
 
 function options(): Options {
@@ -53,6 +56,7 @@ function options(): Options {
       results: { type: "string" },
       "skip-import": { type: "boolean", default: false },
       diag: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
     },
   });
   const mode = modeOf(values.mode ?? "full");
@@ -64,6 +68,7 @@ function options(): Options {
     results: values.results ? resolve(values.results) : defaultResults,
     skipImport: values["skip-import"] ?? false,
     diag: values.diag ?? false,
+    only: values.only ?? [],
   };
 }
 
@@ -160,6 +165,7 @@ async function measure(
   const idleRss = memoryOf(server.proc.pid)?.rss ?? Number.NaN;
   const summaries: Summary[] = [];
   for (const [i, scenario] of scenarios(universe, o.diag).entries()) {
+    if (o.only.length > 0 && !o.only.includes(scenario.endpoint)) continue;
     summaries.push(summarize(await compare(ctx, scenario, i)));
   }
   return { summaries, idleRss, after: memoryOf(server.proc.pid) };

@@ -45,7 +45,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   idempotency.purge();
   const purge = setInterval(() => idempotency.purge(), 3600_000);
   purge.unref();
-  const routes: Record<string, (request: Bun.BunRequest, bun: Server<undefined>) => Promise<Response>> = {};
+  const routes: Record<
+    string,
+    (request: Bun.BunRequest, bun: Server<undefined>) => Response | Promise<Response>
+  > = {};
   for (const [path, respond] of Object.entries(direct)) {
     routes[path] = (request, bun) => respond(request, () => bun.requestIP(request)?.address);
   }

@@ -33,7 +33,7 @@ export interface AppDeps {
 export type DirectHandler = (
   request: Request & { params: Record<string, string> },
   addressOf: () => string | undefined,
-) => Promise<Response>;
+) => Response | Promise<Response>;
 
 /**
  * The Elysia app (routes, validation, OpenAPI) and the edge every request passes first

@@ -21,11 +21,14 @@ class Body {
 /** What the routed part answers: a Response (Elysia, errors) or a direct route's body. */
 type Answer = Response | Body;
 
+/** A value now, or one that comes later. */
+type Later<T> = T | Promise<T>;
+
 /**
  * The routed part of a call, after the edge's checks: Elysia's app, or a direct route. May
  * answer synchronously (a direct route always does: no time budget is needed).
  */
-type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Answer | Promise<Answer>;
+type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Later<Answer>;
 
 const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.status);
 
@@ -81,7 +84,7 @@ export class Edge {
    * says nothing of its cause (the log has it). `addressOf` gives the client's address; it is
    * asked only for keys that are not already known to be valid (it costs a syscall).
    */
-  handle(request: Request, addressOf: () => string | undefined = () => undefined): Promise<Response> {
+  handle(request: Request, addressOf: () => string | undefined = () => undefined): Later<Response> {
     return this.run(request, addressOf, this.viaApp);
   }
 
@@ -91,7 +94,7 @@ export class Edge {
     request: Request,
     pathValues: Record<string, string>,
     addressOf: () => string | undefined,
-  ): Promise<Response> {
+  ): Later<Response> {
     return this.run(request, addressOf, (_, ctx, url) => {
       try {
         const body = route.answer(ctx, this.deps.billing, pathValues, url);
@@ -110,28 +113,36 @@ export class Edge {
     return this.deps.route(routed);
   };
 
-  private async run(request: Request, addressOf: () => string | undefined, dispatch: Dispatch) {
+  private run(request: Request, addressOf: () => string | undefined, dispatch: Dispatch): Later<Response> {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
     try {
-      return await this.admit(request, addressOf, requestId, startedAt, dispatch);
+      const response = this.admit(request, addressOf, requestId, startedAt, dispatch);
+      return response instanceof Promise
+        ? response.catch((error) => this.internal(error, requestId))
+        : response;
     } catch (error) {
-      this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
-      const internal = new ApiError(
-        "internal",
-        "an internal error occurred; quote the request id when reporting it",
-      );
-      return problemResponse(internal, requestId);
+      return this.internal(error, requestId);
     }
   }
 
-  private async admit(
+  /** The 500 for anything unexpected: it says nothing of its cause (the log has it). */
+  private internal(error: unknown, requestId: string): Response {
+    this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
+    const internal = new ApiError(
+      "internal",
+      "an internal error occurred; quote the request id when reporting it",
+    );
+    return problemResponse(internal, requestId);
+  }
+
+  private admit(
     request: Request,
     addressOf: () => string | undefined,
     requestId: string,
     startedAt: number,
     dispatch: Dispatch,
-  ): Promise<Response> {
+  ): Later<Response> {
     const url = new URL(request.url);
     const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
       this.finish(request, url, problemResponse(error, requestId), { requestId, startedAt, key });
@@ -185,7 +196,7 @@ export class Edge {
   }
 
   /** Runs the routed part with the call's context; `headers` collects what the edge adds to the answer. */
-  private async serve(
+  private serve(
     request: Request,
     url: URL,
     requestId: string,
@@ -194,7 +205,7 @@ export class Edge {
     headers: Record<string, string>,
     dispatch: Dispatch,
     routedWorkDone: () => void,
-  ): Promise<Response> {
+  ): Later<Response> {
     const ctx: RequestContext = {
       requestId,
       startedAt,
@@ -206,28 +217,41 @@ export class Edge {
     };
     // The snapshot stays held until the routed work ends, even past a 503 for a timeout:
     // a query still running must never see its snapshot closed.
-    let work: Promise<unknown> = Promise.resolve();
-    try {
-      const header = request.headers.get("idempotency-key");
-      if (key && header !== null) {
-        const early = await this.beginIdempotent(ctx, key, header, url);
-        if (early) return this.finish(request, url, early, ctx, headers);
-      }
-      const answered = dispatch(request, ctx, url);
-      let answer: Answer;
-      if (answered instanceof Promise) {
-        work = answered.catch(() => {});
-        answer = await this.withinBudget(ctx, answered);
-      } else answer = answered;
-      return this.finish(request, url, await this.settle(ctx, request, answer, headers), ctx, headers);
-    } finally {
+    let work: Promise<unknown> | null = null;
+    const ended = () => {
       // A retry waiting on this call must never wait forever.
-      this.pending.get(ctx)?.abandon();
-      void work.finally(() => {
+      if (ctx.idempotency) this.pending.get(ctx)?.abandon();
+      const release = () => {
         ctx.snapshot?.release();
         routedWorkDone();
-      });
+      };
+      if (work) void work.then(release);
+      else release();
+    };
+    let response: Later<Response>;
+    try {
+      const header = key ? request.headers.get("idempotency-key") : null;
+      const route = () => {
+        const answered = dispatch(request, ctx, url);
+        if (!(answered instanceof Promise)) return this.settle(ctx, request, url, answered, headers);
+        work = answered.catch(() => {});
+        return this.withinBudget(ctx, answered).then((answer) =>
+          this.settle(ctx, request, url, answer, headers),
+        );
+      };
+      response =
+        key && header !== null
+          ? this.beginIdempotent(ctx, key, header, url).then((early) =>
+              early ? this.finish(request, url, early, ctx, headers) : route(),
+            )
+          : route();
+    } catch (error) {
+      ended();
+      throw error;
     }
+    if (response instanceof Promise) return response.finally(ended);
+    ended();
+    return response;
   }
 
   /** A replayed or refused response for a retried call, or null to run it (this call is the first). */
@@ -280,64 +304,73 @@ export class Edge {
 
   /**
    * Commits the reservation of a 2xx (with the response, for an idempotent call, in the same
-   * transaction) or releases it; a client that has gone away is not charged. Adds the credit
-   * headers to `headers`.
+   * transaction) or releases it, then sends the response; a client that has gone away is not
+   * charged. Adds the credit headers to `headers`.
    */
-  private async settle(
+  private settle(
     ctx: RequestContext,
     request: Request,
+    url: URL,
     answer: Answer,
     headers: Record<string, string>,
-  ): Promise<Answer> {
-    const waiting = this.pending.get(ctx);
+  ): Later<Response> {
     const reservation = ctx.reservation;
     const status = statusOf(answer);
     const ok = status >= 200 && status <= 299 && !request.signal.aborted;
     if (!reservation || !ctx.endpoint || !ok) {
-      waiting?.abandon();
+      if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       if (reservation) {
         this.deps.billing.release(reservation);
         headers["x-credits-charged"] = "0";
         headers["x-credits-remaining"] = String(this.deps.billing.available(reservation.userId));
       }
-      return answer;
+      return this.finish(request, url, answer, ctx, headers);
     }
-    let stored: StoredResponse | undefined;
-    if (ctx.idempotency) {
-      const body =
-        answer instanceof Body
-          ? typeof answer.bytes === "string"
-            ? new TextEncoder().encode(answer.bytes)
-            : answer.bytes
-          : new Uint8Array(await answer.arrayBuffer());
-      stored = {
-        key: ctx.idempotency.key,
-        request_hash: ctx.idempotency.hash,
-        status,
-        content_type: answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type"),
-        body,
-      };
-      if (!(answer instanceof Body)) answer = new Response(body, { status, headers: answer.headers });
-    }
-    const committed = await this.deps.billing.commit(
-      reservation,
-      ctx.endpoint,
-      ctx.requestId,
+    const endpoint = ctx.endpoint;
+    const commit = (stored?: StoredResponse, sent: Answer = answer) =>
+      this.deps.billing
+        .commit(reservation, endpoint, ctx.requestId, stored, ctx.commitAtOnce)
+        .then((committed) => {
+          const waiting = ctx.idempotency ? this.pending.get(ctx) : undefined;
+          if (!committed.ok) {
+            waiting?.abandon();
+            const refused = new ApiError("insufficient_credits", "the balance no longer covers this call");
+            return this.finish(request, url, problemResponse(refused, ctx.requestId), ctx, headers);
+          }
+          if (stored) waiting?.finish(stored);
+          this.pending.delete(ctx);
+          headers["x-credits-charged"] = String(PRICING[endpoint]);
+          headers["x-credits-remaining"] = String(committed.remaining);
+          return this.finish(request, url, sent, ctx, headers);
+        });
+    return ctx.idempotency
+      ? this.stored(ctx.idempotency, answer, status).then(([s, a]) => commit(s, a))
+      : commit();
+  }
+
+  /** The response of an idempotent call as it is remembered, and the answer to send (its body read once). */
+  private async stored(
+    idempotency: NonNullable<RequestContext["idempotency"]>,
+    answer: Answer,
+    status: number,
+  ): Promise<[StoredResponse, Answer]> {
+    const body =
+      answer instanceof Body
+        ? typeof answer.bytes === "string"
+          ? new TextEncoder().encode(answer.bytes)
+          : answer.bytes
+        : new Uint8Array(await answer.arrayBuffer());
+    const stored = {
+      key: idempotency.key,
+      request_hash: idempotency.hash,
+      status,
+      content_type: answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type"),
+      body,
+    };
+    return [
       stored,
-      ctx.commitAtOnce,
-    );
-    if (!committed.ok) {
-      waiting?.abandon();
-      return problemResponse(
-        new ApiError("insufficient_credits", "the balance no longer covers this call"),
-        ctx.requestId,
-      );
-    }
-    if (stored) waiting?.finish(stored);
-    this.pending.delete(ctx);
-    headers["x-credits-charged"] = String(PRICING[ctx.endpoint]);
-    headers["x-credits-remaining"] = String(committed.remaining);
-    return answer;
+      answer instanceof Body ? answer : new Response(body, { status, headers: answer.headers }),
+    ];
   }
 
   /**
