@@ -231,20 +231,21 @@ export class Edge {
     let response: Later<Response>;
     try {
       const header = key ? request.headers.get("idempotency-key") : null;
-      const route = () => {
+      const route = (sameTurn: boolean) => {
         const answered = dispatch(request, ctx, url);
-        if (!(answered instanceof Promise)) return this.settle(ctx, request, url, answered, headers);
+        if (!(answered instanceof Promise))
+          return this.settle(ctx, request, url, answered, headers, sameTurn);
         work = answered.catch(() => {});
         return this.withinBudget(ctx, answered).then((answer) =>
-          this.settle(ctx, request, url, answer, headers),
+          this.settle(ctx, request, url, answer, headers, false),
         );
       };
       response =
         key && header !== null
           ? this.beginIdempotent(ctx, key, header, url).then((early) =>
-              early ? this.finish(request, url, early, ctx, headers) : route(),
+              early ? this.finish(request, url, early, ctx, headers) : route(false),
             )
-          : route();
+          : route(true);
     } catch (error) {
       ended();
       throw error;
@@ -305,7 +306,9 @@ export class Edge {
   /**
    * Commits the reservation of a 2xx (with the response, for an idempotent call, in the same
    * transaction) or releases it, then sends the response; a client that has gone away is not
-   * charged. Adds the credit headers to `headers`.
+   * charged. Adds the credit headers to `headers`. An answer made in its request's own
+   * event-loop turn (`sameTurn`) cannot have seen its client leave: socket events come in a
+   * later turn, so the abort signal is not asked for (Bun makes it on first use).
    */
   private settle(
     ctx: RequestContext,
@@ -313,10 +316,11 @@ export class Edge {
     url: URL,
     answer: Answer,
     headers: Record<string, string>,
+    sameTurn: boolean,
   ): Later<Response> {
     const reservation = ctx.reservation;
     const status = statusOf(answer);
-    const ok = status >= 200 && status <= 299 && !request.signal.aborted;
+    const ok = status >= 200 && status <= 299 && (sameTurn || !request.signal.aborted);
     if (!reservation || !ctx.endpoint || !ok) {
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       if (reservation) {
@@ -389,12 +393,7 @@ export class Edge {
     const endpoint = ctx.endpoint ?? null;
     const credits = status < 300 && endpoint && headers["x-credits-charged"] !== "0" ? PRICING[endpoint] : 0;
     const ms = performance.now() - ctx.startedAt;
-    this.deps.metrics.observe({
-      route: routeLabel(endpoint, url.pathname),
-      status,
-      credits,
-      seconds: ms / 1000,
-    });
+    this.deps.metrics.observe(routeLabel(endpoint, url.pathname), status, credits, ms / 1000);
     const level = status >= 500 ? "error" : "info";
     if (this.deps.log.enabled(level)) {
       this.deps.log[level]("request", {

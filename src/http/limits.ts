@@ -30,12 +30,15 @@ const SWEEP_AT = 50_000;
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
+  private readonly policy: string;
 
   constructor(
     private readonly rate: number,
     private readonly burst: number,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.policy = `"burst";q=${burst};w=${Math.max(1, Math.ceil(burst / rate))}`;
+  }
 
   /** Takes a token for `key`, or says how long until one is free. */
   take(key: string): LimitVerdict & { remaining: number } {
@@ -51,10 +54,9 @@ export class RateLimiter {
 
   /** `RateLimit-Policy` and `RateLimit` header values for a key's current state. */
   headers(remaining: number): Record<string, string> {
-    const window = Math.max(1, Math.ceil(this.burst / this.rate));
     const reset = remaining >= this.burst ? 0 : Math.ceil((this.burst - remaining) / this.rate);
     return {
-      "ratelimit-policy": `"burst";q=${this.burst};w=${window}`,
+      "ratelimit-policy": this.policy,
       ratelimit: `"burst";r=${remaining};t=${reset}`,
     };
   }

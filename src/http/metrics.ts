@@ -7,14 +7,6 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as con
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/;
 
-/** What the HTTP edge records about one finished request. */
-export interface Observation {
-  route: string;
-  status: number;
-  credits: number;
-  seconds: number;
-}
-
 export interface MetricsOptions {
   /** The bearer token that unlocks /metrics; null disables it (404). */
   token: string | null;
@@ -24,10 +16,14 @@ export interface MetricsOptions {
   now?: () => number;
 }
 
-interface Histogram {
-  counts: number[];
+/** What one route has counted: requests by status, a latency histogram, credits charged. */
+interface RouteStats {
+  statuses: Map<number, number>;
+  /** Requests whose latency fell in each bucket (not cumulative: added up when rendered). */
+  inBucket: number[];
   sum: number;
   count: number;
+  credits: number;
 }
 
 /**
@@ -49,9 +45,7 @@ export function routeLabel(endpoint: string | null, pathname: string): string {
  * OpenAPI document.
  */
 export class Metrics {
-  private readonly requests = new Map<string, number>();
-  private readonly latency = new Map<string, Histogram>();
-  private readonly credits = new Map<string, number>();
+  private readonly routes = new Map<string, RouteStats>();
   private readonly tokenDigest: Buffer | null;
   private readonly now: () => number;
 
@@ -60,18 +54,19 @@ export class Metrics {
     this.now = options.now ?? Date.now;
   }
 
-  /** Counts one finished request. */
-  observe({ route, status, credits, seconds }: Observation): void {
-    const key = `${route}\n${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const histogram = this.latency.get(route) ?? { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-    BUCKETS.forEach((le, i) => {
-      if (seconds <= le) histogram.counts[i] = (histogram.counts[i] ?? 0) + 1;
-    });
-    histogram.sum += seconds;
-    histogram.count++;
-    this.latency.set(route, histogram);
-    if (credits > 0) this.credits.set(route, (this.credits.get(route) ?? 0) + credits);
+  /** Counts one finished request (on every call: nothing is allocated once its route and status were seen). */
+  observe(route: string, status: number, credits: number, seconds: number): void {
+    let stats = this.routes.get(route);
+    if (!stats) {
+      stats = { statuses: new Map(), inBucket: BUCKETS.map(() => 0), sum: 0, count: 0, credits: 0 };
+      this.routes.set(route, stats);
+    }
+    stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1);
+    const bucket = BUCKETS.findIndex((le) => seconds <= le);
+    if (bucket >= 0) stats.inBucket[bucket] = (stats.inBucket[bucket] as number) + 1;
+    stats.sum += seconds;
+    stats.count++;
+    stats.credits += credits;
   }
 
   /** `GET /metrics`: 404 while disabled, 401 without the right token, else the exposition. */
@@ -111,28 +106,35 @@ export class Metrics {
   }
 
   private renderRequests(): string[] {
-    const lines = [...this.requests].map(([key, n]) => {
-      const [route, status] = key.split("\n") as [string, string];
-      return `stockd_http_requests_total${labels({ route, status })} ${n}`;
-    });
+    const lines = [...this.routes].flatMap(([route, stats]) =>
+      [...stats.statuses].map(
+        ([status, n]) => `stockd_http_requests_total${labels({ route, status: String(status) })} ${n}`,
+      ),
+    );
     return family("stockd_http_requests_total", "counter", "HTTP requests by route and status.", lines);
   }
 
   private renderLatency(): string[] {
     const name = "stockd_http_request_duration_seconds";
-    const lines = [...this.latency].flatMap(([route, h]) => [
-      ...BUCKETS.map((le, i) => `${name}_bucket${labels({ route, le: String(le) })} ${h.counts[i]}`),
-      `${name}_bucket${labels({ route, le: "+Inf" })} ${h.count}`,
-      `${name}_sum${labels({ route })} ${h.sum}`,
-      `${name}_count${labels({ route })} ${h.count}`,
-    ]);
+    const lines = [...this.routes].flatMap(([route, h]) => {
+      let cumulative = 0;
+      return [
+        ...BUCKETS.map((le, i) => {
+          cumulative += h.inBucket[i] as number;
+          return `${name}_bucket${labels({ route, le: String(le) })} ${cumulative}`;
+        }),
+        `${name}_bucket${labels({ route, le: "+Inf" })} ${h.count}`,
+        `${name}_sum${labels({ route })} ${h.sum}`,
+        `${name}_count${labels({ route })} ${h.count}`,
+      ];
+    });
     return family(name, "histogram", "Time from receiving a request to its response, by route.", lines);
   }
 
   private renderCredits(): string[] {
-    const lines = [...this.credits].map(
-      ([route, n]) => `stockd_credits_charged_total${labels({ route })} ${n}`,
-    );
+    const lines = [...this.routes]
+      .filter(([, stats]) => stats.credits > 0)
+      .map(([route, stats]) => `stockd_credits_charged_total${labels({ route })} ${stats.credits}`);
     return family("stockd_credits_charged_total", "counter", "Credits charged for successful calls.", lines);
   }
 
