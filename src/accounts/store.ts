@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import { type Database, Statement } from "bun:sqlite";
 import { openAccountsDb } from "./db.ts";
 import { generateApiKey, hashApiKey, keyPrefix, newId } from "./keys.ts";
 
@@ -75,7 +75,8 @@ export class AccountsStore {
 
   /** Finalizes the prepared statements (an open statement keeps the file open) and closes. */
   close(): void {
-    for (const statement of Object.values(this.prepared ?? {})) statement.finalize();
+    for (const prepared of Object.values(this.prepared ?? {}))
+      if (prepared instanceof Statement) prepared.finalize();
     this.prepared = null;
     this.db.close();
   }
@@ -204,54 +205,56 @@ export class AccountsStore {
    * debit, whether it applied.
    */
   commitDebits(debits: readonly Debit[]): boolean[] {
-    const ms = Date.now();
+    return this.statements().debitBatch.immediate(debits, Date.now());
+  }
+
+  /** The body of `commitDebits`, inside its transaction. */
+  private writeDebits(debits: readonly Debit[], ms: number): boolean[] {
     const now = new Date(ms).toISOString();
     const s = this.statements();
-    return this.db
-      .transaction(() => {
-        const totals = new Map<string, number>();
-        for (const d of debits) totals.set(d.userId, (totals.get(d.userId) ?? 0) + d.cost);
-        const covered = new Set<string>();
-        for (const [u, total] of totals) if (s.debitUser.run({ u, total }).changes === 1) covered.add(u);
-        const applied = debits.map((d) => {
-          const ok =
-            covered.has(d.userId) || this.applyDelta(d.userId, -d.cost, "usage", null, null, now, true);
-          if (!ok) return false;
-          s.ledger.run({
-            u: d.userId,
-            delta: -d.cost,
-            reason: "usage",
-            endpoint: d.endpoint,
-            request_id: d.requestId,
-            now,
-          });
-          const r = d.idempotent;
-          if (r)
-            s.remember.run({
-              u: d.userId,
-              key: r.key,
-              hash: r.request_hash,
-              status: r.status,
-              type: r.content_type,
-              body: r.body,
-              now,
-            });
-          return true;
+    const totals = new Map<string, number>();
+    for (const d of debits) totals.set(d.userId, (totals.get(d.userId) ?? 0) + d.cost);
+    const covered = new Set<string>();
+    for (const [u, total] of totals) if (s.debitUser.run({ u, total }).changes === 1) covered.add(u);
+    const applied = debits.map((d) => {
+      const ok = covered.has(d.userId) || this.applyDelta(d.userId, -d.cost, "usage", null, null, now, true);
+      if (!ok) return false;
+      s.ledger.run({
+        u: d.userId,
+        delta: -d.cost,
+        reason: "usage",
+        endpoint: d.endpoint,
+        request_id: d.requestId,
+        now,
+      });
+      const r = d.idempotent;
+      if (r)
+        s.remember.run({
+          u: d.userId,
+          key: r.key,
+          hash: r.request_hash,
+          status: r.status,
+          type: r.content_type,
+          body: r.body,
+          now,
         });
-        for (const d of debits) {
-          if (ms - (this.touched.get(d.keyId) ?? 0) < TOUCH_EVERY_MS) continue;
-          if (this.touched.size >= MAX_TOUCHED) this.touched.clear();
-          this.touched.set(d.keyId, ms);
-          s.touch.run({ now, id: d.keyId });
-        }
-        return applied;
-      })
-      .immediate();
+      return true;
+    });
+    for (const d of debits) {
+      if (ms - (this.touched.get(d.keyId) ?? 0) < TOUCH_EVERY_MS) continue;
+      if (this.touched.size >= MAX_TOUCHED) this.touched.clear();
+      this.touched.set(d.keyId, ms);
+      s.touch.run({ now, id: d.keyId });
+    }
+    return applied;
   }
 
   private prepared: ReturnType<AccountsStore["prepare"]> | null = null;
 
-  /** The statements of the debit path, prepared once. */
+  /**
+   * The statements of the debit path and its transaction function, made once (bun:sqlite
+   * builds a new wrapper on every `transaction()` call: ~10 µs more for a one-debit commit).
+   */
   private statements() {
     this.prepared ??= this.prepare();
     return this.prepared;
@@ -259,6 +262,7 @@ export class AccountsStore {
 
   private prepare() {
     return {
+      debitBatch: this.db.transaction((batch: readonly Debit[], ms: number) => this.writeDebits(batch, ms)),
       debitUser: this.db.prepare<unknown, { u: string; total: number }>(
         "UPDATE users SET balance = balance - $total WHERE id = $u AND balance >= $total",
       ),
