@@ -16,6 +16,12 @@ export const JSON_TYPE = "application/json;charset=utf-8";
 
 type Values = Record<string, string>;
 
+/** A 200 body as a route makes it: JSON text, its bytes, or a Blob of them. */
+export type BodyBytes = string | Uint8Array | Blob;
+
+/** A body's length (for a string, in UTF-16 units: its bytes when ASCII, as JSON mostly is). */
+export const sizeOf = (body: BodyBytes): number => (body instanceof Blob ? body.size : body.length);
+
 /**
  * A route answered from the snapshot's memory: a lookup, no query engine, no await. The
  * server dispatches these paths with Bun's own router straight to the edge
@@ -33,7 +39,7 @@ export interface DirectRouteDefinition {
   response: TSchema;
   detail: ReturnType<typeof operation>;
   /** The 200 body, JSON, for valid parameters; throws ApiError for any other answer. */
-  body(snapshot: LoadedSnapshot, params: Values, query: Values): string | Uint8Array;
+  body(snapshot: LoadedSnapshot, params: Values, query: Values): BodyBytes;
 }
 
 interface Checked {
@@ -81,7 +87,7 @@ export class DirectRoute {
    * parameter named, "is required" when absent), then reserves the call's price (402 when
    * the balance does not cover it) and returns the body. Throws ApiError.
    */
-  answer(ctx: RequestContext, billing: Billing, pathValues: Values, url: URL): string | Uint8Array {
+  answer(ctx: RequestContext, billing: Billing, pathValues: Values, url: URL): BodyBytes {
     const snapshot = requireSnapshot(ctx.snapshot);
     const params = validate(this.pathChecks, "path", (name) => pathValues[name]);
     const query = validate(this.queryChecks, "query", (name) => url.searchParams.get(name) ?? undefined);

@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
-import { type DirectRoute, JSON_TYPE } from "./direct.ts";
+import { type BodyBytes, type DirectRoute, JSON_TYPE, sizeOf } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
@@ -15,7 +15,7 @@ import { PRICING } from "./pricing.ts";
 
 /** A direct route's 200 body; made into a Response once, when every header is known. */
 class Body {
-  constructor(readonly bytes: string | Uint8Array) {}
+  constructor(readonly bytes: BodyBytes) {}
 }
 
 /** What the routed part answers: a Response (Elysia, errors) or a direct route's body. */
@@ -98,7 +98,7 @@ export class Edge {
     return this.run(request, addressOf, (_, ctx, url) => {
       try {
         const body = route.answer(ctx, this.deps.billing, pathValues, url);
-        ctx.commitAtOnce = body.length > CORK_BYTES;
+        ctx.commitAtOnce = sizeOf(body) > CORK_BYTES;
         return new Body(body);
       } catch (error) {
         return errorResponse(error, ctx.requestId, this.deps.log);
@@ -358,12 +358,7 @@ export class Edge {
     answer: Answer,
     status: number,
   ): Promise<[StoredResponse, Answer]> {
-    const body =
-      answer instanceof Body
-        ? typeof answer.bytes === "string"
-          ? new TextEncoder().encode(answer.bytes)
-          : answer.bytes
-        : new Uint8Array(await answer.arrayBuffer());
+    const body = answer instanceof Body ? await bytesOf(answer.bytes) : await answer.bytes();
     const stored = {
       key: idempotency.key,
       request_hash: idempotency.hash,
@@ -415,6 +410,11 @@ export class Edge {
     for (const name in headers) answer.headers.set(name, headers[name] as string);
     return head ? new Response(null, { status, headers: answer.headers }) : answer;
   }
+}
+
+async function bytesOf(body: BodyBytes): Promise<Uint8Array> {
+  if (typeof body === "string") return new TextEncoder().encode(body);
+  return body instanceof Blob ? await body.bytes() : body;
 }
 
 type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

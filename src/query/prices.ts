@@ -9,9 +9,9 @@ import {
   type PriceIndex,
 } from "../domain/price-file.ts";
 
-const OPEN = "[".charCodeAt(0);
-const CLOSE = "]".charCodeAt(0);
-const EMPTY = new Uint8Array([OPEN, CLOSE]);
+const OPEN = new TextEncoder().encode("[");
+const CLOSE = new TextEncoder().encode("]");
+const EMPTY = new Blob(["[]"]);
 
 /** A file mapped into memory, or an empty array (mmap of an empty file fails). */
 function mapped(path: string): Uint8Array {
@@ -49,8 +49,12 @@ export class PriceStore {
     return securityId in this.index;
   }
 
-  /** The JSON array of one security's rows with dates in [start, end], ascending; `[]` when none. */
-  window(securityId: string, start: string, end: string): Uint8Array {
+  /**
+   * The JSON array of one security's rows with dates in [start, end], ascending; `[]` when
+   * none. A Blob of the brackets and the mapped rows: the rows are copied once, into the Blob,
+   * which the Response then sends as it is (a Uint8Array body is copied again by Bun).
+   */
+  window(securityId: string, start: string, end: string): Blob {
     const slot = this.index[securityId];
     if (!slot) return EMPTY;
     const [first, count] = slot;
@@ -60,11 +64,7 @@ export class PriceStore {
     // The rows' text without the comma after the last one, between brackets.
     const begin = this.offsets[from] as number;
     const stop = (this.offsets[to] as number) - 1;
-    const body = new Uint8Array(stop - begin + 2);
-    body[0] = OPEN;
-    body.set(this.text.subarray(begin, stop), 1);
-    body[body.length - 1] = CLOSE;
-    return body;
+    return new Blob([OPEN, this.text.subarray(begin, stop), CLOSE]);
   }
 
   /** The first row in [first, first + count) whose day is ≥ `day`. */

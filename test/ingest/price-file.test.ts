@@ -59,15 +59,15 @@ describe("serving price files", () => {
     );
   });
 
-  test("every window is the JSON array of the rows whose dates fall in it, for each security", () => {
-    fc.assert(
-      fc.property(
+  test("every window is the JSON array of the rows whose dates fall in it, for each security", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(securityRows, { minLength: 1, maxLength: 4 }),
         fc.array(fc.tuple(fc.nat(3), fc.integer({ min: 7_200, max: 19_500 }), fc.nat(13_000)), {
           minLength: 1,
           maxLength: 20,
         }),
-        (securities, windows) => {
+        async (securities, windows) => {
           const dir = tempDir();
           const writer = new PriceFileWriter(dir);
           for (const [i, rows] of securities.entries()) writer.add(`sec${i}`, serializePrices(rows));
@@ -79,7 +79,7 @@ describe("serving price files", () => {
             const end = dateOf(from + length);
             const rows = securities[which] ?? [];
             const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedRow);
-            expect(new TextDecoder().decode(store.window(id, start, end))).toBe(JSON.stringify(expected));
+            expect(await store.window(id, start, end).text()).toBe(JSON.stringify(expected));
             expect(store.has(id)).toBe(rows.length > 0);
           }
         },
@@ -88,11 +88,11 @@ describe("serving price files", () => {
     );
   });
 
-  test("a snapshot without prices opens as an empty store", () => {
+  test("a snapshot without prices opens as an empty store", async () => {
     const dir = tempDir();
     new PriceFileWriter(dir).finish();
     const store = PriceStore.open(dir);
     expect(store.has("sec0")).toBe(false);
-    expect(new TextDecoder().decode(store.window("sec0", "2020-01-01", "2020-12-31"))).toBe("[]");
+    expect(await store.window("sec0", "2020-01-01", "2020-12-31").text()).toBe("[]");
   });
 });
