@@ -132,6 +132,22 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     compute: (g) => sumPresent(g("aux_short_term_borrowings"), g("aux_current_portion_long_term_debt")),
   },
   {
+    // Filers that tag no non-current debt concept often report LongTermDebt, which the
+    // taxonomy defines as including current maturities (Tesla tags its non-current debt so
+    // and its current debt as DebtCurrent; Apple and NVIDIA had no current maturities then).
+    // A result above the reported debt including finance leases cannot be the non-current
+    // debt alone (Alphabet's LongTermDebt is another measure): then the field stays null.
+    field: "long_term_debt",
+    rule: "LongTermDebt − current portion of long-term debt (0 when not reported); null when above long_term_debt_and_capital_lease_obligation as reported",
+    compute: (g) => {
+      const total = g("aux_long_term_debt_including_current");
+      if (total === null) return null;
+      const value = total - (g("aux_current_portion_long_term_debt") ?? 0);
+      const withLeases = g("long_term_debt_and_capital_lease_obligation");
+      return withLeases !== null && value > withLeases ? null : value;
+    },
+  },
+  {
     field: "short_term_debt_and_capital_lease_obligation",
     rule: "short_term_debt + short_term_capital_lease_obligation, whichever are reported",
     compute: (g) => sumPresent(g("short_term_debt"), g("short_term_capital_lease_obligation")),

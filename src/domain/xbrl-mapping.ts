@@ -45,6 +45,7 @@ export type AuxField =
   | "aux_liabilities_and_equity"
   | "aux_short_term_borrowings"
   | "aux_current_portion_long_term_debt"
+  | "aux_long_term_debt_including_current"
   | "aux_selling_and_marketing"
   | "aux_general_and_administrative";
 
@@ -254,6 +255,7 @@ const AUX: Record<AuxField, string> = {
   aux_short_term_borrowings: "ShortTermBorrowings CommercialPaper ifrs:ShorttermBorrowings",
   aux_current_portion_long_term_debt:
     "LongTermDebtCurrent ConvertibleDebtCurrent ifrs:CurrentPortionOfLongtermBorrowings",
+  aux_long_term_debt_including_current: "LongTermDebt",
   aux_selling_and_marketing: "SellingAndMarketingExpense ifrs:SalesAndMarketingExpense ifrs:SellingExpense",
   aux_general_and_administrative:
     "GeneralAndAdministrativeExpense ifrs:GeneralAndAdministrativeExpense ifrs:AdministrativeExpense",
@@ -265,6 +267,7 @@ const INSTANT_AUX: ReadonlySet<string> = new Set([
   "aux_liabilities_and_equity",
   "aux_short_term_borrowings",
   "aux_current_portion_long_term_debt",
+  "aux_long_term_debt_including_current",
 ]);
 
 /** Parses one priority list (see the file comment for the token syntax). */

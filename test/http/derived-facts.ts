@@ -308,7 +308,8 @@ export const EQUITY = ["StockholdersEquity"];
 /**
  * Total debt at a balance-sheet date (methodology "total debt"): (short-term debt and lease
  * obligation, else short-term debt) + (long-term debt and lease obligation, else long-term
- * debt), each filled from its concepts or, when not reported, summed from its parts.
+ * debt), each filled from its concepts or, when not reported, summed from its parts; long-term
+ * debt falls back to LongTermDebt less its current maturities.
  */
 export function totalDebt(raw: RawFacts, end: string): number {
   const at = (concepts: string[]) => raw.firstInstant(concepts, end);
@@ -322,9 +323,19 @@ export function totalDebt(raw: RawFacts, end: string): number {
     );
   const shortLease = at(["FinanceLeaseLiabilityCurrent", "CapitalLeaseObligationsCurrent"]);
   const short = at(["LongTermDebtAndCapitalLeaseObligationsCurrent"]) ?? sumPresent(shortDebt, shortLease);
-  const longDebt = at(["LongTermDebtNoncurrent", "LongTermNotesPayable", "ConvertibleDebtNoncurrent"]);
+  const reportedWithLeases = at(["LongTermDebtAndCapitalLeaseObligations"]);
+  // LongTermDebt includes current maturities; taken only when it fits under the reported
+  // long-term debt including leases.
+  const total = at(["LongTermDebt"]);
+  const fromTotal =
+    total === null ? null : total - (at(["LongTermDebtCurrent", "ConvertibleDebtCurrent"]) ?? 0);
+  const longDebt =
+    at(["LongTermDebtNoncurrent", "LongTermNotesPayable", "ConvertibleDebtNoncurrent"]) ??
+    (fromTotal !== null && (reportedWithLeases === null || fromTotal <= reportedWithLeases)
+      ? fromTotal
+      : null);
   const longLease = at(["FinanceLeaseLiabilityNoncurrent", "CapitalLeaseObligationsNoncurrent"]);
-  const long = at(["LongTermDebtAndCapitalLeaseObligations"]) ?? sumPresent(longDebt, longLease);
+  const long = reportedWithLeases ?? sumPresent(longDebt, longLease);
   return (short ?? 0) + (long ?? 0);
 }
 

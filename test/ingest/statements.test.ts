@@ -16,6 +16,7 @@ const AAPL = "0000320193";
 const NVDA = "0001045810";
 const TSLA = "0001318605";
 const TSM = "0001046179";
+const GOOGL = "0001652044";
 
 const computed = new Map<string, { raw: unknown; out: ComputedStatements }>();
 function company(cik: string) {
@@ -92,6 +93,46 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     expect(q3.values.cash_flow_from_operations).toBe(nine - six);
     expect(out.income_statement.some((p) => p.period_type === "annual" && p.fiscal_year === 2022)).toBe(
       false,
+    );
+  });
+
+  test("long-term debt from LongTermDebt when no non-current concept is tagged (Tesla, Apple, NVIDIA)", () => {
+    const cases = [
+      // Tesla tags its non-current debt as LongTermDebt and its current debt as DebtCurrent.
+      { cik: TSLA, end: "2021-12-31", type: "annual" },
+      { cik: TSLA, end: "2022-06-30", type: "quarterly" },
+      // No current maturities then: LongTermDebt is all non-current.
+      { cik: AAPL, end: "2014-12-27", type: "quarterly" },
+      { cik: NVDA, end: "2020-04-26", type: "quarterly" },
+    ];
+    for (const c of cases) {
+      const { raw, out } = company(c.cik);
+      for (const concept of ["LongTermDebtNoncurrent", "LongTermDebtCurrent", "LongTermNotesPayable"]) {
+        expect(rawFacts(raw, concept, "USD", null, c.end), `${c.cik} ${concept}`).toHaveLength(0);
+      }
+      const balance = periodAt(out.balance_sheet, c.type, c.end);
+      const debt = rawValue(raw, ["LongTermDebt"], null, c.end);
+      expect(balance.values.long_term_debt, `${c.cik} ${c.end}`).toBe(debt);
+      const leases = balance.values.long_term_capital_lease_obligation ?? 0;
+      expect(balance.values.long_term_debt_and_capital_lease_obligation).toBe(debt + leases);
+    }
+    // Tesla 2021: the statement's "debt and finance leases, net of current portion" (5,245 M).
+    const tesla = periodAt(company(TSLA).out.balance_sheet, "annual", "2021-12-31");
+    expect(tesla.values.long_term_debt_and_capital_lease_obligation).toBe(
+      rawValue(company(TSLA).raw, ["LongTermDebt"], null, "2021-12-31") +
+        rawValue(company(TSLA).raw, ["FinanceLeaseLiabilityNoncurrent"], null, "2021-12-31"),
+    );
+  });
+
+  test("Alphabet's LongTermDebt, above its reported debt including finance leases, is not taken as long-term debt", () => {
+    const { raw, out } = company(GOOGL);
+    const balance = periodAt(out.balance_sheet, "annual", "2021-12-31");
+    expect(rawValue(raw, ["LongTermDebt"], null, "2021-12-31")).toBeGreaterThan(
+      rawValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
+    );
+    expect(balance.values.long_term_debt).toBeNull();
+    expect(balance.values.long_term_debt_and_capital_lease_obligation).toBe(
+      rawValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
     );
   });
 
