@@ -138,13 +138,13 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     // A result above the reported debt including finance leases cannot be the non-current
     // debt alone (Alphabet's LongTermDebt is another measure): then the field stays null.
     field: "long_term_debt",
-    rule: "LongTermDebt − current portion of long-term debt (0 when not reported); null when above long_term_debt_and_capital_lease_obligation as reported",
+    rule: "LongTermDebt − current portion of long-term debt (0 when not reported); null when negative or above long_term_debt_and_capital_lease_obligation as reported",
     compute: (g) => {
       const total = g("aux_long_term_debt_including_current");
       if (total === null) return null;
       const value = total - (g("aux_current_portion_long_term_debt") ?? 0);
       const withLeases = g("long_term_debt_and_capital_lease_obligation");
-      return withLeases !== null && value > withLeases ? null : value;
+      return value < 0 || (withLeases !== null && value > withLeases) ? null : value;
     },
   },
   {

@@ -222,6 +222,9 @@ export class Edge {
       // A retry waiting on this call must never wait forever.
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       const release = () => {
+        // A reservation nobody settled is given back: one made by routed work that outlived
+        // its 503, or one whose call failed before its commit.
+        if (ctx.reservation) this.deps.billing.release(ctx.reservation);
         ctx.snapshot?.release();
         routedWorkDone();
       };
