@@ -72,6 +72,23 @@ export const MIGRATIONS: readonly string[] = [
      BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
    CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
      BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`,
+  // Calls and credits per user, UTC day and endpoint, written in each debit's transaction:
+  // /account's 30-day usage reads at most 30 days × endpoints rows instead of every ledger
+  // row of the user (millions for a busy key, read on the serving thread). Nothing else reads
+  // the ledger by user on a served path, so its user index goes: one B-tree write per debit.
+  `CREATE TABLE usage_daily (
+     user_id TEXT NOT NULL REFERENCES users(id),
+     day TEXT NOT NULL,
+     endpoint TEXT NOT NULL,
+     calls INTEGER NOT NULL CHECK (calls > 0),
+     credits INTEGER NOT NULL CHECK (credits >= 0),
+     PRIMARY KEY (user_id, day, endpoint)
+   ) WITHOUT ROWID;
+   INSERT INTO usage_daily (user_id, day, endpoint, calls, credits)
+     SELECT user_id, substr(created_at, 1, 10), coalesce(endpoint, ''), count(*), -sum(delta)
+     FROM ledger WHERE reason = 'usage'
+     GROUP BY user_id, substr(created_at, 1, 10), coalesce(endpoint, '');
+   DROP INDEX ledger_user;`,
 ];
 
 /** The schema version a fully migrated database has (its `PRAGMA user_version`). */

@@ -240,6 +240,18 @@ export class AccountsStore {
         });
       return true;
     });
+    const usage = new Map<string, { u: string; endpoint: string; calls: number; credits: number }>();
+    for (const [i, d] of debits.entries()) {
+      if (!applied[i]) continue;
+      const at = `${d.userId}\n${d.endpoint}`;
+      const entry = usage.get(at);
+      if (entry) {
+        entry.calls++;
+        entry.credits += d.cost;
+      } else usage.set(at, { u: d.userId, endpoint: d.endpoint, calls: 1, credits: d.cost });
+    }
+    const day = now.slice(0, 10);
+    for (const entry of usage.values()) s.usage.run({ ...entry, day });
     for (const d of debits) {
       if (ms - (this.touched.get(d.keyId) ?? 0) < TOUCH_EVERY_MS) continue;
       if (this.touched.size >= MAX_TOUCHED) this.touched.clear();
@@ -288,21 +300,33 @@ export class AccountsStore {
         `INSERT OR REPLACE INTO idempotency (user_id, key, request_hash, status, content_type, body, created_at)
          VALUES ($u, $key, $hash, $status, $type, $body, $now)`,
       ),
+      usage: this.db.prepare<
+        unknown,
+        { u: string; day: string; endpoint: string; calls: number; credits: number }
+      >(
+        `INSERT INTO usage_daily (user_id, day, endpoint, calls, credits)
+         VALUES ($u, $day, $endpoint, $calls, $credits)
+         ON CONFLICT (user_id, day, endpoint)
+         DO UPDATE SET calls = calls + excluded.calls, credits = credits + excluded.credits`,
+      ),
       touch: this.db.prepare<unknown, { now: string; id: string }>(
         "UPDATE api_keys SET last_used_at = $now WHERE id = $id",
       ),
     };
   }
 
-  /** Calls and credits per endpoint since `since` (ISO 8601), from the ledger. */
-  usageSince(userId: string, since: string): { endpoint: string; calls: number; credits: number }[] {
+  /**
+   * Calls and credits per endpoint on the UTC days from `sinceDay` (YYYY-MM-DD) on, from the
+   * daily usage table that each debit's transaction updates (it equals the ledger's usage rows).
+   */
+  usageSince(userId: string, sinceDay: string): { endpoint: string; calls: number; credits: number }[] {
     return this.db
       .query<{ endpoint: string; calls: number; credits: number }, { u: string; since: string }>(
-        `SELECT endpoint, count(*) AS calls, -sum(delta) AS credits FROM ledger
-         WHERE user_id = $u AND reason = 'usage' AND created_at >= $since
+        `SELECT endpoint, sum(calls) AS calls, sum(credits) AS credits FROM usage_daily
+         WHERE user_id = $u AND day >= $since
          GROUP BY endpoint ORDER BY endpoint`,
       )
-      .all({ u: userId, since });
+      .all({ u: userId, since: sinceDay });
   }
 
   /** The remembered response of a user's idempotency key, if made after `since`. */

@@ -6,7 +6,7 @@ import { MIGRATIONS, openAccountsDb, SCHEMA_VERSION } from "../../src/accounts/d
 import { tempDir } from "../helpers/env.ts";
 
 describe("accounts migrations", () => {
-  test("a version-2 ledger (AUTOINCREMENT) becomes a plain rowid table with the same rows, ids and guards", () => {
+  test("a version-2 ledger (AUTOINCREMENT) becomes a plain rowid table with the same rows, ids and guards, and its usage is summed by day", () => {
     const path = join(tempDir(), "accounts.db");
     const old = new Database(path, { create: true, strict: true });
     for (const sql of MIGRATIONS.slice(0, 2)) old.exec(sql);
@@ -45,10 +45,15 @@ describe("accounts migrations", () => {
           "INSERT INTO ledger (user_id, delta, reason, created_at) VALUES ('nobody', -1, 'usage', 'x')",
         ),
       ).toThrow(/FOREIGN KEY/);
+      // Migration 4: the usage rows, summed per user, UTC day and endpoint; no user index.
+      expect(db.query("SELECT * FROM usage_daily ORDER BY endpoint").all()).toEqual([
+        { user_id: "u1", day: "2026-01-01", endpoint: "price", calls: 1, credits: 1 },
+        { user_id: "u1", day: "2026-01-01", endpoint: "profile", calls: 1, credits: 2 },
+      ]);
       const indexes = db
         .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ledger'")
         .all();
-      expect(indexes).toContainEqual({ name: "ledger_user" });
+      expect(indexes).toEqual([]);
     } finally {
       db.close();
     }

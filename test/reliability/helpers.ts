@@ -88,7 +88,10 @@ export function usageRows(server: Pick<TestServer, "accounts">, userId: string):
   };
 }
 
-/** balance = sum(ledger.delta) ≥ 0, and the expected balance when given. Returns the balance. */
+/**
+ * balance = sum(ledger.delta) ≥ 0, the daily usage table equals the ledger's usage rows by
+ * endpoint, and the expected balance when given. Returns the balance.
+ */
 export function expectLedgerConsistent(
   server: Pick<TestServer, "accounts">,
   userId: string,
@@ -97,6 +100,13 @@ export function expectLedgerConsistent(
   const balance = server.accounts.getBalance(userId) as number;
   expect(balance).toBeGreaterThanOrEqual(0);
   expect(server.accounts.ledgerSum(userId)).toBe(balance);
+  const fromLedger = server.accounts.db
+    .query(
+      `SELECT endpoint, count(*) AS calls, -sum(delta) AS credits FROM ledger
+       WHERE user_id = ? AND reason = 'usage' GROUP BY endpoint ORDER BY endpoint`,
+    )
+    .all(userId);
+  expect(server.accounts.usageSince(userId, "0000-01-01")).toEqual(fromLedger as never);
   if (expected !== undefined) expect(balance).toBe(expected);
   return balance;
 }

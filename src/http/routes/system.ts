@@ -63,7 +63,8 @@ export function systemRoutes(billing: Billing, accounts: AccountsStore) {
         if (!key) throw new ApiError("unauthorized", "a valid API key is required");
         const user = accounts.findUser(key.user_id);
         if (!user) throw new ApiError("unauthorized", "a valid API key is required");
-        const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+        // The last 30 UTC days, today included.
+        const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
         const byEndpoint = accounts.usageSince(user.id, since);
         const reserved = billing.heldFor(user.id);
         return {
@@ -86,7 +87,7 @@ export function systemRoutes(billing: Billing, accounts: AccountsStore) {
         detail: operation(
           "account",
           "Your account",
-          "Balance, credits held by calls in flight, the key in use and 30-day usage.",
+          "Balance, credits held by calls in flight, the key in use and usage by endpoint over the last 30 UTC days (today included).",
         ),
       },
     );
