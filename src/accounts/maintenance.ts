@@ -26,6 +26,18 @@ export interface AccountsInspection {
   ledger_mismatches: LedgerMismatch[];
   /** Users with a balance below zero (the schema forbids it; a hand-edited file may not). */
   negative_balances: { user_id: string; email: string; balance: number }[];
+  /** Days whose daily usage row differs from the ledger's usage rows of that user, day and endpoint. */
+  usage_mismatches: UsageMismatch[];
+}
+
+export interface UsageMismatch {
+  user_id: string;
+  day: string;
+  endpoint: string;
+  usage_calls: number;
+  usage_credits: number;
+  ledger_calls: number;
+  ledger_credits: number;
 }
 
 const MISMATCHES = `
@@ -35,6 +47,19 @@ const MISMATCHES = `
   WHERE u.balance <> coalesce(l.total, 0)
   ORDER BY u.id`;
 const NEGATIVE = "SELECT id AS user_id, email, balance FROM users WHERE balance < 0 ORDER BY id";
+const USAGE_MISMATCHES = `
+  WITH l AS (
+    SELECT user_id, substr(created_at, 1, 10) AS day, coalesce(endpoint, '') AS endpoint,
+           count(*) AS calls, -sum(delta) AS credits
+    FROM ledger WHERE reason = 'usage' GROUP BY 1, 2, 3
+  )
+  SELECT coalesce(u.user_id, l.user_id) AS user_id, coalesce(u.day, l.day) AS day,
+         coalesce(u.endpoint, l.endpoint) AS endpoint,
+         coalesce(u.calls, 0) AS usage_calls, coalesce(u.credits, 0) AS usage_credits,
+         coalesce(l.calls, 0) AS ledger_calls, coalesce(l.credits, 0) AS ledger_credits
+  FROM usage_daily u FULL JOIN l ON u.user_id = l.user_id AND u.day = l.day AND u.endpoint = l.endpoint
+  WHERE coalesce(u.calls, 0) <> coalesce(l.calls, 0) OR coalesce(u.credits, 0) <> coalesce(l.credits, 0)
+  ORDER BY 1, 2, 3`;
 
 /** Opens an existing database read-only, waiting (as the server's writers do) on a busy file. */
 function openReadOnly(path: string): Database {
@@ -44,7 +69,8 @@ function openReadOnly(path: string): Database {
 }
 
 /**
- * Checks a database file: page integrity, foreign keys, and balance = sum(ledger) per user.
+ * Checks a database file: page integrity, foreign keys, balance = sum(ledger) per user, and
+ * the daily usage table against the ledger (a file not yet migrated to it is skipped there).
  * Balances are not compared in a file that failed the integrity check (its rows are suspect).
  */
 export function inspectAccountsDb(path: string): AccountsInspection {
@@ -54,6 +80,8 @@ export function inspectAccountsDb(path: string): AccountsInspection {
     const integrity_errors = integrityErrors(db);
     const hasUsers = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'users'").get();
     const readable = hasUsers !== null && integrity_errors.length === 0;
+    const hasUsage =
+      readable && db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'usage_daily'").get();
     return {
       schema_version: version,
       expected_schema_version: SCHEMA_VERSION,
@@ -63,6 +91,7 @@ export function inspectAccountsDb(path: string): AccountsInspection {
       negative_balances: readable
         ? (db.query(NEGATIVE).all() as AccountsInspection["negative_balances"])
         : [],
+      usage_mismatches: hasUsage ? (db.query(USAGE_MISMATCHES).all() as UsageMismatch[]) : [],
     };
   } finally {
     db.close();

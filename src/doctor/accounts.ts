@@ -5,7 +5,7 @@ import { capped, type Finding, fail, ok, warn } from "./findings.ts";
 /** Problems listed per kind before "... and N more". */
 const MAX_LISTED = 20;
 
-/** The accounts database: schema version, integrity, and every balance against its ledger. */
+/** The accounts database: schema version, integrity, every balance and the daily usage against the ledger. */
 export function checkAccounts(path: string): Finding[] {
   if (!existsSync(path))
     return [
@@ -23,7 +23,7 @@ export function checkAccounts(path: string): Finding[] {
     ...findings,
     ok(
       "accounts",
-      `${path}: integrity ok; ${report.users} users, every balance equals the sum of its ledger, none negative`,
+      `${path}: integrity ok; ${report.users} users, every balance equals the sum of its ledger, none negative; daily usage equals the ledger`,
     ),
   ];
 }
@@ -56,6 +56,13 @@ function consistencyFindings(path: string, report: AccountsInspection): Finding[
       report.negative_balances,
       MAX_LISTED,
       (n) => `user ${n.user_id} (${n.email}): negative balance ${n.balance}`,
+    ),
+    ...capped(
+      report.usage_mismatches,
+      MAX_LISTED,
+      (u) =>
+        `user ${u.user_id}: daily usage of ${u.endpoint || "(no endpoint)"} on ${u.day} is ${u.usage_calls} calls, ` +
+        `${u.usage_credits} credits, but the ledger has ${u.ledger_calls} calls, ${u.ledger_credits} credits`,
     ),
   ].map((message) => fail("accounts", message));
 }

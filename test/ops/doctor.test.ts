@@ -122,6 +122,19 @@ describe("stockd doctor", () => {
     ]);
   });
 
+  test("a daily usage row that disagrees with the ledger is reported with its day and endpoint", async () => {
+    const { dir, userId } = await healthyDataDir();
+    const db = new Database(join(dir, "accounts.db"));
+    const { day } = db.query("SELECT day FROM usage_daily WHERE user_id = ?").get(userId) as { day: string };
+    db.query("UPDATE usage_daily SET calls = calls + 1 WHERE user_id = ?").run(userId);
+    db.close();
+    const { code, report } = await doctor(dir);
+    expect(code).toBe(1);
+    expect(failures(report)).toEqual([
+      `user ${userId}: daily usage of profile on ${day} is 2 calls, 2 credits, but the ledger has 1 calls, 2 credits`,
+    ]);
+  });
+
   test("a corrupt page in the accounts database fails the integrity check", async () => {
     const { dir } = await healthyDataDir();
     const path = join(dir, "accounts.db");
