@@ -216,9 +216,16 @@ export class AccountsStore {
     for (const d of debits) totals.set(d.userId, (totals.get(d.userId) ?? 0) + d.cost);
     const covered = new Set<string>();
     for (const [u, total] of totals) if (s.debitUser.run({ u, total }).changes === 1) covered.add(u);
+    const usage = new Map<string, { u: string; endpoint: string; calls: number; credits: number }>();
     const applied = debits.map((d) => {
       const ok = covered.has(d.userId) || this.applyDelta(d.userId, -d.cost, "usage", null, null, now, true);
       if (!ok) return false;
+      const at = `${d.userId}\n${d.endpoint}`;
+      const entry = usage.get(at);
+      if (entry) {
+        entry.calls++;
+        entry.credits += d.cost;
+      } else usage.set(at, { u: d.userId, endpoint: d.endpoint, calls: 1, credits: d.cost });
       s.ledger.run({
         u: d.userId,
         delta: -d.cost,
@@ -240,16 +247,6 @@ export class AccountsStore {
         });
       return true;
     });
-    const usage = new Map<string, { u: string; endpoint: string; calls: number; credits: number }>();
-    for (const [i, d] of debits.entries()) {
-      if (!applied[i]) continue;
-      const at = `${d.userId}\n${d.endpoint}`;
-      const entry = usage.get(at);
-      if (entry) {
-        entry.calls++;
-        entry.credits += d.cost;
-      } else usage.set(at, { u: d.userId, endpoint: d.endpoint, calls: 1, credits: d.cost });
-    }
     const day = now.slice(0, 10);
     for (const entry of usage.values()) s.usage.run({ ...entry, day });
     for (const d of debits) {

@@ -16,8 +16,8 @@ export const JSON_TYPE = "application/json;charset=utf-8";
 
 type Values = Record<string, string>;
 
-/** A 200 body as a route makes it: JSON text, its bytes, or a Blob of them. */
-export type BodyBytes = string | Uint8Array | Blob;
+/** A 200 body as a route makes it: JSON text, or a Blob of it (price windows, see PriceStore). */
+export type BodyBytes = string | Blob;
 
 /** A body's length (for a string, in UTF-16 units: its bytes when ASCII, as JSON mostly is). */
 export const sizeOf = (body: BodyBytes): number => (body instanceof Blob ? body.size : body.length);

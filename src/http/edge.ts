@@ -416,8 +416,7 @@ export class Edge {
 }
 
 async function bytesOf(body: BodyBytes): Promise<Uint8Array> {
-  if (typeof body === "string") return new TextEncoder().encode(body);
-  return body instanceof Blob ? await body.bytes() : body;
+  return typeof body === "string" ? new TextEncoder().encode(body) : await body.bytes();
 }
 
 type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

@@ -28,18 +28,8 @@ export interface XbrlFact {
   frame: string | null;
 }
 
-/** One fact as a companyfacts file holds it: the SEC's JSON, before validation. */
-export interface SecFact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy: number | null;
-  fp: string | null;
-  form: string;
-  filed: string;
-  frame?: string;
-}
+/** One fact as a companyfacts file holds it: the SEC's JSON, before validation (no null dates or frames: absent). */
+export type SecFact = Omit<XbrlFact, "start" | "frame"> & { start?: string; frame?: string };
 
 /** A companyfacts file as the SEC writes it (what `parseCompanyFacts` reads). */
 export interface SecCompanyFacts {
