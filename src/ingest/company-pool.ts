@@ -25,8 +25,10 @@ export class CompanyPool {
   private failure: Error | null = null;
   private wake: (() => void) | null = null;
 
-  constructor(root: string, lenient: boolean, size = availableParallelism()) {
-    this.workers = Array.from({ length: Math.max(1, size) }, (_, i) => this.startWorker(i, root, lenient));
+  constructor(root: string, lenient: boolean) {
+    this.workers = Array.from({ length: Math.max(1, availableParallelism()) }, (_, i) =>
+      this.startWorker(i, root, lenient),
+    );
     this.inFlight = this.workers.map(() => 0);
   }
 

@@ -10,7 +10,6 @@ import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
-import { lastPriceDate } from "./price-columns.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
@@ -161,7 +160,7 @@ class CompanyWriter {
     for (const security of result.securities) {
       if (security.prices) {
         await this.writer.appendPrices(security.securityId, security.prices);
-        const last = lastPriceDate(security.prices);
+        const last = security.prices.lastDate;
         if (last && (this.dataAsOf === null || last > this.dataAsOf)) this.dataAsOf = last;
       }
       if (security.quote.length > 0) await this.writer.appendValues("quotes", security.quote);

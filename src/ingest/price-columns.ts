@@ -5,12 +5,9 @@
 import { type SerializedPrices, serializePrices } from "./price-file.ts";
 import type { PriceRow } from "./sources/prices.ts";
 
-/** Characters of a `YYYY-MM-DD` date. */
-export const DATE_LENGTH = 10;
-
 export interface PriceColumns {
-  /** The rows' dates, concatenated. */
-  dates: string;
+  /** The date of the last row (the rows' days are `served.days`). */
+  lastDate: string;
   /** Price and volume columns; NaN for a missing value (parsed values are never NaN). */
   open: Float64Array;
   high: Float64Array;
@@ -28,21 +25,12 @@ export const PRICE_VALUES = ["open", "high", "low", "close", "adj_close", "volum
 export function toPriceColumns(rows: readonly PriceRow[]): PriceColumns {
   const columns = Object.fromEntries(PRICE_VALUES.map((c) => [c, new Float64Array(rows.length)])) as Omit<
     PriceColumns,
-    "dates" | "served"
+    "lastDate" | "served"
   >;
   rows.forEach((row, i) => {
     for (const c of PRICE_VALUES) columns[c][i] = row[c] ?? Number.NaN;
   });
-  return { dates: rows.map((r) => r.date).join(""), ...columns, served: serializePrices(rows) };
-}
-
-export function priceRowCount(columns: PriceColumns): number {
-  return columns.close.length;
-}
-
-/** The date of the last row. */
-export function lastPriceDate(columns: PriceColumns): string {
-  return columns.dates.slice(-DATE_LENGTH);
+  return { lastDate: rows.at(-1)?.date ?? "", ...columns, served: serializePrices(rows) };
 }
 
 /** The buffers `postMessage` can transfer instead of copying. */

@@ -2,9 +2,11 @@
  * One table being staged in the writer's DuckDB: rows are converted column by column into
  * typed buffers and appended a data chunk (2,048 rows) at a time, not one value at a time.
  */
+
+import { dayNumber } from "../domain/price-file.ts";
 import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
 import type { Db, loadDuckDb } from "../query/duckdb.ts";
-import { DATE_LENGTH, PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
+import { PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
 import { isCalendarDate } from "./sources/values.ts";
 
 type DuckDbApi = Awaited<ReturnType<typeof loadDuckDb>>;
@@ -57,7 +59,8 @@ export class StagedTable {
     const values = PRICE_VALUES.map((col) => [at(col), prices[col]] as const);
     for (let i = 0; i < prices.close.length; i++) {
       this.push(id, securityId);
-      this.push(date, prices.dates.slice(i * DATE_LENGTH, (i + 1) * DATE_LENGTH));
+      // The day number the worker computed from the parsed date for the serving files.
+      (this.buffers[date] as unknown[]).push(prices.served.days[i]);
       for (const [c, column] of values) this.push(c, priceValue(column, i));
       this.endRow();
     }
@@ -170,14 +173,7 @@ function isoDateDays(s: string): number | null {
   const y = digitsAt(s, 0, 4);
   const m = digitsAt(s, 5, 7);
   const d = digitsAt(s, 8, 10);
-  if (!isCalendarDate(y, m, d)) return null;
-  // Days from the civil date (H. Hinnant's algorithm), years counted from March.
-  const year = m <= 2 ? y - 1 : y;
-  const era = Math.floor(year / 400);
-  const yearOfEra = year - era * 400;
-  const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
+  return isCalendarDate(y, m, d) ? dayNumber(s) : null;
 }
 
 /** The decimal number written at `from` up to `to`; NaN unless all are digits. */
