@@ -33,12 +33,14 @@ type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Later<Answe
 const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.status);
 
 /**
- * A response body up to this size goes out in one write whenever it is sent; a larger one
- * sent from a later event-loop turn than its request's (a batched debit's) is split by Bun's
- * HTTP layer (uWS's 16 KB cork buffer) and then runs ~3× slower on loopback (measured: 26 KB
- * bodies, 19,000 → 5,300 req/s). Such calls commit their debit at once instead.
+ * Bodies of at least this many bytes commit their debit at once, in their request's turn. Bun
+ * sends a response made in a later event-loop turn (as a batched debit's is) in one write only
+ * when its body is under 15 KiB (`doRenderBlob` corks below `16384 - 1024`); at or over that,
+ * the status line and every header name, separator and value go out in a `send` of their own
+ * (strace: ~40 per response with our headers), 3-5× slower on loopback. `bench/bun-send.ts`
+ * measures it against the Bun in use.
  */
-const CORK_BYTES = 16 * 1024;
+export const CORK_BYTES = 16 * 1024 - 1024;
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
@@ -98,7 +100,7 @@ export class Edge {
     return this.run(request, addressOf, (_, ctx, url) => {
       try {
         const body = route.answer(ctx, this.deps.billing, pathValues, url);
-        ctx.commitAtOnce = sizeOf(body) > CORK_BYTES;
+        ctx.commitAtOnce = sizeOf(body) >= CORK_BYTES;
         return new Body(body);
       } catch (error) {
         return errorResponse(error, ctx.requestId, this.deps.log);
