@@ -190,8 +190,8 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     field: "net_issuance_of_debt",
-    rule: "debt_issuance + debt_payments (payments are negative), whichever are reported",
-    compute: (g) => sumPresent(g("debt_issuance"), g("debt_payments")),
+    rule: "debt_issuance + debt_payments (payments are negative) + net short-term debt (commercial paper), whichever are reported",
+    compute: (g) => sumPresent(g("debt_issuance"), g("debt_payments"), g("aux_net_short_term_debt")),
   },
   {
     field: "net_change_in_cash",

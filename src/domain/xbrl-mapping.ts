@@ -2,7 +2,10 @@
  * Which XBRL concepts fill which statement field: the one mapping table of the importer.
  *
  * Each field has an ordered concept priority list, written as space-separated tokens:
- * `Name` is us-gaap:Name, `ifrs:Name` is ifrs-full:Name, and a leading `-` negates the value.
+ * `Name` is us-gaap:Name, `ifrs:Name` is ifrs-full:Name, a leading `-` negates the value, and
+ * a leading `~` marks a narrower concept, used only for a period no other concept reports
+ * (a filer's later `Depreciation` must not replace the same year's depreciation and
+ * amortization).
  * For every period the first concept the company reported for that period wins, so a filer
  * that moved from SalesRevenueNet to RevenueFromContractWithCustomerExcludingAssessedTax
  * keeps one revenue line. Fields with an empty list are filled only by derivation rules
@@ -29,6 +32,8 @@ export interface ConceptRef {
   name: string;
   /** -1 when the concept reports an outflow (or an asset increase) as a positive amount. */
   sign: 1 | -1;
+  /** A narrower concept: it fills a period only when no other concept of the list does. */
+  narrower: boolean;
 }
 
 /** What the value of a field measures, which selects the unit of the facts used. */
@@ -46,6 +51,7 @@ export type AuxField =
   | "aux_short_term_borrowings"
   | "aux_current_portion_long_term_debt"
   | "aux_long_term_debt_including_current"
+  | "aux_net_short_term_debt"
   | "aux_selling_and_marketing"
   | "aux_general_and_administrative";
 
@@ -65,7 +71,7 @@ const BALANCE_SHEET: Record<BalanceSheetField, string> = {
     "CashAndCashEquivalentsAtCarryingValue Cash CashAndDueFromBanks ifrs:CashAndCashEquivalents",
   cash_equivalents_marketable_securities: "CashCashEquivalentsAndShortTermInvestments",
   marketable_securities:
-    "MarketableSecuritiesCurrent ShortTermInvestments AvailableForSaleSecuritiesDebtSecuritiesCurrent AvailableForSaleSecuritiesCurrent",
+    "MarketableSecuritiesCurrent ShortTermInvestments AvailableForSaleSecuritiesDebtSecuritiesCurrent AvailableForSaleSecuritiesCurrent DebtSecuritiesCurrent",
   accounts_receivable: "AccountsReceivableNetCurrent AccountsReceivableNet ifrs:CurrentTradeReceivables",
   notes_receivable: "NotesAndLoansReceivableNetCurrent NotesReceivableNetCurrent",
   total_receivables:
@@ -96,7 +102,9 @@ const BALANCE_SHEET: Record<BalanceSheetField, string> = {
   investments_and_advances:
     "LongTermInvestments MarketableSecuritiesNoncurrent AvailableForSaleSecuritiesDebtSecuritiesNoncurrent ifrs:InvestmentAccountedForUsingEquityMethod",
   other_long_term_assets: "OtherAssetsNoncurrent ifrs:OtherNoncurrentAssets",
-  total_non_current_assets: "AssetsNoncurrent NoncurrentAssets ifrs:NoncurrentAssets",
+  // Not us-gaap:NoncurrentAssets: that is the long-lived assets of the geographic-area note
+  // (Alphabet 2025: 261.8B against 389.2B of total non-current assets).
+  total_non_current_assets: "AssetsNoncurrent ifrs:NoncurrentAssets",
   total_assets: "Assets ifrs:Assets",
   accounts_payable:
     "AccountsPayableCurrent AccountsPayableTradeCurrent ifrs:TradeAndOtherCurrentPayablesToTradeSuppliers",
@@ -147,7 +155,7 @@ const CASH_FLOW: Record<CashFlowField, string> = {
   net_income_from_continuing_operations:
     "IncomeLossFromContinuingOperations ProfitLoss NetIncomeLoss ifrs:ProfitLossFromContinuingOperations ifrs:ProfitLoss",
   cash_flow_depreciation_depletion_amortization:
-    "DepreciationDepletionAndAmortization DepreciationAmortizationAndAccretionNet DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense Depreciation",
+    "DepreciationDepletionAndAmortization DepreciationAmortizationAndAccretionNet DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense ~Depreciation",
   stock_based_compensation:
     "ShareBasedCompensation AllocatedShareBasedCompensationExpense ifrs:AdjustmentsForSharebasedPayments",
   asset_impairment_charge: "AssetImpairmentCharges ImpairmentOfLongLivedAssetsHeldForUse",
@@ -256,6 +264,9 @@ const AUX: Record<AuxField, string> = {
   aux_current_portion_long_term_debt:
     "LongTermDebtCurrent ConvertibleDebtCurrent ifrs:CurrentPortionOfLongtermBorrowings",
   aux_long_term_debt_including_current: "LongTermDebt",
+  // Commercial paper and other short-term debt, shown net on one cash-flow line.
+  aux_net_short_term_debt:
+    "ProceedsFromRepaymentsOfCommercialPaper ProceedsFromRepaymentsOfShortTermDebt ifrs:CashFlowsFromUsedInIncreaseDecreaseInCurrentBorrowings",
   aux_selling_and_marketing: "SellingAndMarketingExpense ifrs:SalesAndMarketingExpense ifrs:SellingExpense",
   aux_general_and_administrative:
     "GeneralAndAdministrativeExpense ifrs:GeneralAndAdministrativeExpense ifrs:AdministrativeExpense",
@@ -276,11 +287,13 @@ export function parseConceptList(list: string): ConceptRef[] {
     .split(" ")
     .filter((token) => token !== "")
     .map((token) => {
-      const sign = token.startsWith("-") ? -1 : 1;
-      const bare = sign === -1 ? token.slice(1) : token;
+      const narrower = token.startsWith("~");
+      const signed = narrower ? token.slice(1) : token;
+      const sign = signed.startsWith("-") ? -1 : 1;
+      const bare = sign === -1 ? signed.slice(1) : signed;
       return bare.startsWith("ifrs:")
-        ? { taxonomy: "ifrs-full", name: bare.slice(5), sign }
-        : { taxonomy: "us-gaap", name: bare, sign };
+        ? { taxonomy: "ifrs-full", name: bare.slice(5), sign, narrower }
+        : { taxonomy: "us-gaap", name: bare, sign, narrower };
     });
 }
 

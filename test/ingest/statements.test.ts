@@ -17,6 +17,7 @@ const NVDA = "0001045810";
 const TSLA = "0001318605";
 const TSM = "0001046179";
 const GOOGL = "0001652044";
+const MRVL = "0001835632";
 
 const computed = new Map<string, { raw: unknown; out: ComputedStatements }>();
 function company(cik: string) {
@@ -213,6 +214,133 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
         expect(ttm.values.cash_flow_from_operations, `${cik} TTM ${ttm.period_end}`).toBe(expected);
       }
     }
+  });
+
+  test("a TTM across Tesla's 3-for-1 split (August 2022) averages its quarters' share counts on the post-split basis", () => {
+    const { raw, out } = company(TSLA);
+    const ttm = periodAt(out.income_statement, "ttm", "2022-09-30");
+    const q1 = rawValue(raw, DILUTED_SHARES, "2022-01-01", "2022-03-31", "shares");
+    const q2 = rawValue(raw, DILUTED_SHARES, "2022-04-01", "2022-06-30", "shares");
+    const q3 = rawValue(raw, DILUTED_SHARES, "2022-07-01", "2022-09-30", "shares");
+    // Q1 and Q2 were filed before the split, Q3 after it; the 10-K gives no Q4 2021 count.
+    expect(q3 / q1).toBeCloseTo(3, 1);
+    expect(rawFacts(raw, DILUTED_SHARES[0] as string, "shares", "2021-10-01", "2021-12-31")).toEqual([]);
+    const shares = Math.round((q1 * 3 + q2 * 3 + q3) / 3);
+    expect(ttm.values.diluted_average_shares).toBe(shares);
+    // TTM EPS divides the earnings available to common stockholders by that count.
+    const common = ["NetIncomeLossAvailableToCommonStockholdersBasic"];
+    const earnings =
+      rawValue(raw, common, "2021-01-01", "2021-12-31") -
+      rawValue(raw, common, "2021-01-01", "2021-09-30") +
+      rawValue(raw, common, "2022-01-01", "2022-09-30");
+    expect(ttm.values.diluted_eps).toBeCloseTo(earnings / shares, 10);
+  });
+
+  test("no TTM mixes share bases: its average count is near its latest quarter's (Apple, NVIDIA, Tesla splits)", () => {
+    for (const cik of [AAPL, NVDA, TSLA]) {
+      const rows = company(cik).out.income_statement;
+      // A TTM that is a fiscal year carries the year's reported (possibly restated) count.
+      const yearEnds = new Set(rows.filter((p) => p.period_type === "annual").map((p) => p.period_end));
+      // From 2012: NVIDIA's FY2011 10-Qs tagged their counts in thousands (572,764 shares), a
+      // filer's error that is served as filed.
+      const averaged = rows.filter(
+        (p) =>
+          p.period_type === "ttm" &&
+          p.period_end >= "2012-01-01" &&
+          p.values.diluted_average_shares !== null &&
+          !yearEnds.has(p.period_end),
+      );
+      expect(averaged.length, cik).toBeGreaterThan(10);
+      for (const ttm of averaged) {
+        const latest = rows
+          .filter(
+            (p) =>
+              p.period_type === "quarterly" &&
+              p.period_end <= ttm.period_end &&
+              p.period_end > (ttm.period_start ?? "") &&
+              p.values.diluted_average_shares !== null,
+          )
+          .sort((a, b) => a.period_end.localeCompare(b.period_end))
+          .at(-1);
+        if (latest === undefined) continue;
+        const ratio = (ttm.values.diluted_average_shares ?? 0) / (latest.values.diluted_average_shares ?? 1);
+        expect(Math.abs(ratio - 1), `${cik} TTM ${ttm.period_end}: ${ratio}`).toBeLessThan(0.15);
+      }
+    }
+  });
+
+  test("a quarter whose EPS a later 10-K restated for a split carries its count on that basis (Apple Q3 FY2019)", () => {
+    const { raw, out } = company(AAPL);
+    const row = periodAt(out.income_statement, "quarterly", "2019-06-29");
+    const eps = rawFacts(raw, "EarningsPerShareDiluted", "USD/shares", "2019-03-31", "2019-06-29").sort(
+      (a, b) => a.filed.localeCompare(b.filed),
+    );
+    // The 10-Q reported 2.18; the FY2020 10-K, after the 4-for-1 split of August 2020, 0.55.
+    expect([eps[0]?.val, eps.at(-1)?.val]).toEqual([2.18, 0.55]);
+    expect(row.values.diluted_eps).toBe(0.55);
+    const filedCount = rawValue(raw, DILUTED_SHARES, "2019-03-31", "2019-06-29", "shares");
+    expect(row.values.diluted_average_shares).toBe(filedCount * 4);
+  });
+
+  test("EPS × diluted count ≈ earnings in every row (no row mixes split bases)", () => {
+    for (const cik of [AAPL, NVDA, TSLA]) {
+      let checked = 0;
+      for (const p of company(cik).out.income_statement) {
+        const { diluted_eps: eps, diluted_average_shares: shares } = p.values;
+        const earnings = p.values.net_income_common_stockholders ?? p.values.net_income;
+        // From 2012: NVIDIA's FY2011 10-Qs tagged their counts in thousands.
+        // Tesla's Q1 2013 10-Q reported a diluted EPS of 0 on 11.2M of earnings.
+        if (p.period_end < "2012-01-01" || !eps || !shares || earnings == null) continue;
+        const implied = earnings / shares;
+        expect(
+          Math.abs(eps - implied),
+          `${cik} ${p.period_type} ${p.period_end}: ${eps} vs ${implied}`,
+        ).toBeLessThan(0.011 + 0.05 * Math.abs(implied));
+        checked++;
+      }
+      expect(checked, cik).toBeGreaterThan(30);
+    }
+  });
+
+  test("a narrower concept filed later does not replace a period's broader one (Marvell FY2023 D&A)", () => {
+    const { raw, out } = company(MRVL);
+    const cash = periodAt(out.cash_flow_statement, "annual", "2023-01-28");
+    const broad = rawValue(raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
+    const depreciation = rawFacts(raw, "Depreciation", "USD", "2022-01-30", "2023-01-28");
+    // Depreciation alone, re-filed in the FY2024 and FY2025 10-Ks, is the later filing.
+    expect(depreciation.some((f) => f.filed > "2024-01-01" && f.val < broad)).toBe(true);
+    expect(cash.values.cash_flow_depreciation_depletion_amortization).toBe(broad);
+  });
+
+  test("net issuance of debt counts commercial paper, shown net on its own line (Apple FY2025)", () => {
+    const { raw, out } = company(AAPL);
+    const cash = periodAt(out.cash_flow_statement, "annual", "2025-09-27");
+    const [start, end] = ["2024-09-29", "2025-09-27"];
+    const paper = rawValue(raw, ["ProceedsFromRepaymentsOfCommercialPaper"], start, end);
+    expect(paper).toBeLessThan(0);
+    expect(cash.values.net_issuance_of_debt).toBe(
+      rawValue(raw, ["ProceedsFromIssuanceOfLongTermDebt"], start, end) -
+        rawValue(raw, ["RepaymentsOfLongTermDebt"], start, end) +
+        paper,
+    );
+  });
+
+  test("total non-current assets are total − current assets, not the geographic note's NoncurrentAssets (Alphabet)", () => {
+    const { raw, out } = company(GOOGL);
+    const balance = periodAt(out.balance_sheet, "annual", "2025-12-31");
+    const expected =
+      rawValue(raw, ["Assets"], null, "2025-12-31") - rawValue(raw, ["AssetsCurrent"], null, "2025-12-31");
+    expect(balance.values.total_non_current_assets).toBe(expected);
+    expect(expected).not.toBe(rawValue(raw, ["NoncurrentAssets"], null, "2025-12-31"));
+  });
+
+  test("marketable securities from DebtSecuritiesCurrent once a filer tags that instead (NVIDIA FY2027 Q1)", () => {
+    const { raw, out } = company(NVDA);
+    const balance = periodAt(out.balance_sheet, "quarterly", "2026-04-26");
+    expect(() => rawValue(raw, ["MarketableSecuritiesCurrent"], null, "2026-04-26")).toThrow();
+    expect(balance.values.marketable_securities).toBe(
+      rawValue(raw, ["DebtSecuritiesCurrent"], null, "2026-04-26"),
+    );
   });
 
   test("a restated value wins; first_filed and last_filed span the filings (Apple FY2008, Tesla FY2011)", () => {

@@ -15,6 +15,7 @@ import {
   tidy,
 } from "./concept-series.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
+import { splitRatio } from "./splits.ts";
 
 /** Mapped values of one period, by field; null where no concept had a value. */
 export type BaseValues = Map<string, Sourced | null>;
@@ -24,6 +25,7 @@ interface ReportedConcept {
   key: string;
   series: ConceptSeries;
   sign: 1 | -1;
+  narrower: boolean;
 }
 
 /** Resolves mapped field values of one company in one reporting currency. */
@@ -52,7 +54,7 @@ export class FieldResolver {
           s = new ConceptSeries(facts);
           series.set(key, s);
         }
-        found.push({ key, series: s, sign: ref.sign });
+        found.push({ key, series: s, sign: ref.sign, narrower: ref.narrower });
       }
       return found;
     });
@@ -60,31 +62,37 @@ export class FieldResolver {
 
   /** Mapped values of a known fiscal year. */
   annual(year: FiscalYear): BaseValues {
-    return this.resolve((m, s) => {
-      if (m.timing === "instant") return s.instantAt(year.end);
-      if (m.timing === "opening") return s.instantAt(year.start - 1);
-      return annualValue(s, year);
-    });
+    return alignPerShareBasis(
+      this.resolve((m, s) => {
+        if (m.timing === "instant") return s.instantAt(year.end);
+        if (m.timing === "opening") return s.instantAt(year.start - 1);
+        return annualValue(s, year);
+      }),
+    );
   }
 
   /** Mapped values of one fiscal quarter. */
   quarterly(slot: QuarterSlot): BaseValues {
-    return this.resolve((m, s, key) => {
-      if (m.timing === "instant") return s.instantAt(slot.end);
-      if (m.timing === "opening") return slot.start === null ? null : s.instantAt(slot.start - 1);
-      return this.quarterValuesOf(key, s, slot.year, m.additive)[slot.quarter - 1] ?? null;
-    });
+    return alignPerShareBasis(
+      this.resolve((m, s, key) => {
+        if (m.timing === "instant") return s.instantAt(slot.end);
+        if (m.timing === "opening") return slot.start === null ? null : s.instantAt(slot.start - 1);
+        return this.quarterValuesOf(key, s, slot.year, m.additive)[slot.quarter - 1] ?? null;
+      }),
+    );
   }
 
   private resolve(read: (m: FieldMapping, series: ConceptSeries, key: string) => Sourced | null): BaseValues {
     const out: BaseValues = new Map();
     this.mappings.forEach((m, i) => {
       const candidates: Sourced[] = [];
-      for (const { key, series, sign } of this.reported[i] ?? []) {
+      const narrower: Sourced[] = [];
+      for (const { key, series, sign, narrower: narrow } of this.reported[i] ?? []) {
         const value = read(m, series, key);
-        if (value !== null) candidates.push(sign === 1 ? value : { ...value, value: -value.value });
+        if (value !== null)
+          (narrow ? narrower : candidates).push(sign === 1 ? value : { ...value, value: -value.value });
       }
-      out.set(m.field, pick(candidates));
+      out.set(m.field, pick(candidates) ?? pick(narrower));
     });
     return out;
   }
@@ -122,6 +130,33 @@ const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * A period's EPS and its share count on one split basis. Each takes the latest filing that
+ * reports it, and a filing after a split may restate one and not the other (Apple's FY2020
+ * 10-K restated FY2019's quarterly EPS on the 4-for-1 basis; the counts stayed as the 10-Qs
+ * filed them): when EPS × count / earnings matches a split ratio, the earlier-filed of the two
+ * is converted to the later one's basis.
+ */
+function alignPerShareBasis(values: BaseValues): BaseValues {
+  const earnings = values.get("net_income_common_stockholders") ?? values.get("net_income") ?? null;
+  if (earnings === null || earnings.value === 0) return values;
+  for (const [perShare, basis] of Object.entries(PER_SHARE_BASIS)) {
+    const eps = values.get(perShare) ?? null;
+    const shares = values.get(basis) ?? null;
+    if (eps === null || shares === null) continue;
+    const ratio = splitRatio((eps.value * shares.value) / earnings.value);
+    if (ratio === null) continue;
+    const filed = {
+      firstFiled: later(eps.firstFiled, shares.firstFiled),
+      lastFiled: later(eps.lastFiled, shares.lastFiled),
+    };
+    if (eps.lastFiled >= shares.lastFiled)
+      values.set(basis, { ...filed, value: Math.round(shares.value / ratio) });
+    else values.set(perShare, { ...filed, value: tidy(eps.value / ratio) });
+  }
+  return values;
+}
+
+/**
  * Mapped values of the trailing twelve months ending with the last of four consecutive
  * quarters (`window`, oldest first): flows are the sum of the four quarters (null when one is
  * missing), balances the latest instant, the opening cash balance that of the first quarter.
@@ -130,7 +165,9 @@ const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
  * (`annual` given) they are the reported full-year values. Otherwise the average share count
  * is the mean of the quarters' reported counts, needing at least three of the four: 10-Ks
  * report full-year counts, not fourth-quarter ones, so requiring four would leave three TTM
- * periods out of four without shares. TTM EPS = TTM net income (available to common
+ * periods out of four without shares. The counts are first put on the basis of the window's
+ * latest one: across a stock split, quarters filed before it are on the old basis and those
+ * restated after it on the new one. TTM EPS = TTM net income (available to common
  * shareholders, else net income) / that average share count — not a sum of quarterly EPS,
  * which would need the fourth-quarter EPS that 10-Ks no longer report.
  */
@@ -147,7 +184,7 @@ export function trailingValues(
     else if (m.timing === "opening") value = parts[0] ?? null;
     else if (m.additive) value = sum(parts);
     else if (annual !== null) value = annual.get(m.field) ?? null;
-    else value = m.unit === "shares" ? mean(parts, 3) : null;
+    else value = m.unit === "shares" ? mean(onLatestBasis(parts), 3) : null;
     out.set(m.field, value);
   }
   if (annual !== null) return out;
@@ -171,6 +208,25 @@ function sum(parts: ReadonlyArray<Sourced | null>): Sourced | null {
     total = total === null ? p : combine(total, p, 1);
   }
   return total;
+}
+
+/**
+ * Share counts on the basis of the latest present one: walking back, a change between
+ * neighbouring counts that matches a split ratio (splits.ts) is a split between them, and the
+ * earlier counts are converted by it.
+ */
+function onLatestBasis(parts: ReadonlyArray<Sourced | null>): Array<Sourced | null> {
+  const out = [...parts];
+  let factor = 1;
+  let next: Sourced | null = null;
+  for (let i = out.length - 1; i >= 0; i--) {
+    const part = out[i];
+    if (part === null || part === undefined) continue;
+    if (next !== null && part.value > 0) factor *= splitRatio(next.value / part.value) ?? 1;
+    next = part;
+    if (factor !== 1) out[i] = { ...part, value: Math.round(part.value * factor) };
+  }
+  return out;
 }
 
 /** Mean of the present values, when at least `needed` are present. */
