@@ -16,6 +16,7 @@ import { computeGrowth } from "./compute/growth.ts";
 import type { CompanyStatements, DividendRow, SharesObservation } from "./compute/inputs.ts";
 import { computeMetrics } from "./compute/metrics.ts";
 import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
+import type { ShareBasis } from "./compute/shares.ts";
 import { inferSplits } from "./compute/splits.ts";
 import { computeValuationSnapshot } from "./compute/valuation.ts";
 import { computeValuationHistory, computeValuationPoints } from "./compute/valuation-history.ts";
@@ -55,10 +56,9 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
   const symbol = input.symbol;
   const lastPrice = input.prices.at(-1) ?? null;
   // Split-adjusted closes are on the basis of the day the price file was made (its last
-  // row): only splits up to then are in them, so only those convert share counts.
-  const splits = inferSplits(input.shares).filter(
-    (split) => lastPrice === null || split.date <= lastPrice.date,
-  );
+  // row): counts reported before it are multiplied by the splits up to then, and counts
+  // filed after it, on a later basis, are divided by the splits since.
+  const basis: ShareBasis = { splits: inferSplits(input.shares), date: lastPrice?.date ?? null };
   const statements = input.statements;
   let marketCap: number | null = null;
   if (statements && lastPrice) {
@@ -66,7 +66,7 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       statements,
       prices: input.prices,
       shares: input.shares,
-      splits,
+      basis,
       price_currency: input.priceCurrency,
     };
     const estimates = { eps_est_next_fy: input.estimates?.eps_est_next_fy ?? null };
@@ -94,7 +94,7 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
   // latest statements were filed after the last price, those yields are null.
   const fundamentalsFiled = statements ? latestFiling(statements) : null;
   const usableCap = lastPrice && fundamentalsFiled && fundamentalsFiled > lastPrice.date ? null : marketCap;
-  if (statements) addFundamentals(add, symbol, statements, usableCap, input, splits);
+  if (statements) addFundamentals(add, symbol, statements, usableCap, input, basis);
   if (input.dividends && input.dividends.length > 0 && lastPrice) {
     const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices });
     if (dividend) {
@@ -119,7 +119,7 @@ function addFundamentals(
   statements: CompanyStatements,
   marketCap: number | null,
   input: SecurityInputs,
-  splits: ReturnType<typeof inferSplits>,
+  basis: ShareBasis,
 ): void {
   const metrics = computeMetrics({ statements, market_cap: marketCap });
   if (metrics)
@@ -131,7 +131,7 @@ function addFundamentals(
     statements,
     dividends: input.dividends,
     signals: input.growth,
-    splits,
+    basis,
     as_of: input.prices.at(-1)?.date,
   });
   if (growth)
@@ -139,7 +139,7 @@ function addFundamentals(
       metadata: { symbol, ...growth.metadata },
       growth: growth.growth,
     });
-  const capital = computeCapitalAllocation({ statements, market_cap: marketCap, splits });
+  const capital = computeCapitalAllocation({ statements, market_cap: marketCap, basis });
   if (capital) {
     const { metadata, capital_allocation } = capital;
     add("capital_allocation", metadata.as_of_date, { metadata: { symbol, ...metadata }, capital_allocation });

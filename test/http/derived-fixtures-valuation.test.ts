@@ -1,16 +1,21 @@
 /**
  * /securities/{ticker}/valuation, /securities/{ticker}/valuation/history and
- * /stocks/{symbol}/valuation-history over the real fixtures (STOCKD_FIXTURES). Expected
- * values come from the raw files: closes from prices/<T>.csv, share counts from
- * dei:EntityCommonStockSharesOutstanding in edgar/companyfacts/CIK*.json (with their `filed`
- * dates), net income from us-gaap:NetIncomeLoss, and split events from the "Stock Splits"
- * column of variants/prices-adjusted-with-actions/<T>.csv.
+ * /stocks/{symbol}/valuation-history over the real fixtures (STOCKD_FIXTURES), and the share
+ * basis of /stocks/{symbol}/growth and /capital-allocation across a split after the last
+ * price. Expected values come from the raw files: closes from prices/<T>.csv, share counts
+ * from dei:EntityCommonStockSharesOutstanding in edgar/companyfacts/CIK*.json (with their
+ * `filed` dates; us-gaap:CommonStockSharesOutstanding for GOOGL, which has no cover count),
+ * net income from us-gaap:NetIncomeLoss, and split events from the "Stock Splits" column of
+ * variants/prices-adjusted-with-actions/<T>.csv.
  */
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
 import {
+  addYears,
+  EQUITY,
+  type Fact,
   factsOf,
   monthEnds,
   NET_INCOME,
@@ -37,13 +42,16 @@ interface Market {
   last: CsvPrice;
   /** Splits up to the last price date: the ones the split-adjusted closes reflect. */
   splits: Split[];
+  /** Every split of the actions file, including those after the last price. */
+  allSplits: Split[];
 }
 
 function market(ticker: string): Market {
   const prices = readPriceCsv(join(root, "prices", `${ticker}.csv`));
   const last = prices.at(-1) as CsvPrice;
-  const splits = splitsFromActions(root, ticker).filter((s) => s.date <= last.date);
-  return { raw: factsOf(root, ticker), prices, last, splits };
+  const allSplits = splitsFromActions(root, ticker);
+  const splits = allSplits.filter((s) => s.date <= last.date);
+  return { raw: factsOf(root, ticker), prices, last, splits, allSplits };
 }
 
 /**
@@ -54,6 +62,35 @@ function sharesAt(m: Market, date: string): { shares: number; asOf: string; file
   const fact = m.raw.sharesKnownAt(date);
   if (fact === null) return null;
   return { shares: fact.val * splitFactorAfter(m.splits, fact.end), asOf: fact.end, filed: fact.filed };
+}
+
+/**
+ * Shares on the closes' basis of a count reported on the basis of `from`: × the splits in
+ * (from, last price], ÷ the splits in (last price, from].
+ */
+function onPriceBasis(m: Market, shares: number, from: string): number {
+  return from <= m.last.date
+    ? shares * splitFactorAfter(m.allSplits, from, m.last.date)
+    : shares / splitFactorAfter(m.allSplits, m.last.date, from);
+}
+
+/**
+ * GOOGL's balance-sheet count (us-gaap:CommonStockSharesOutstanding, all classes) known on
+ * `date`: the latest balance-sheet date among the facts filed on or before it, as last filed
+ * by then. A balance sheet issued after a split states its counts on the new basis, so the
+ * count is on the basis of its filing date.
+ */
+function balanceSheetSharesAt(m: Market, date: string): { shares: number; fact: Fact } | null {
+  const known = m.raw.all("CommonStockSharesOutstanding", "shares").filter((f) => f.filed <= date);
+  const lastEnd = known
+    .map((f) => f.end)
+    .sort()
+    .at(-1);
+  const fact = known
+    .filter((f) => f.end === lastEnd)
+    .sort((a, b) => a.filed.localeCompare(b.filed))
+    .at(-1);
+  return fact === undefined ? null : { shares: onPriceBasis(m, fact.val, fact.filed), fact };
 }
 
 /**
@@ -128,6 +165,32 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
     expectRel(body.valuation.market_cap, expected, "NVDA market_cap");
     expect(body.valuation.market_cap as number).toBeGreaterThan(1e12);
     expect(body.valuation.market_cap as number).toBeLessThan(1e13);
+  });
+
+  test("GOOGL snapshot: no cover-page count, so market cap = last close × the balance-sheet count filed by then", async () => {
+    const m = market("GOOGL");
+    // A multi-class filer: its companyfacts carry no dei:EntityCommonStockSharesOutstanding.
+    expect(m.raw.sharesOutstanding()).toEqual([]);
+    const s = balanceSheetSharesAt(m, m.last.date);
+    if (!s) throw new Error("GOOGL: no balance-sheet count filed by the last price");
+    // The 10-K for 2023 (filed 2024-01-31): 12.46e9 shares at 2023-12-31, after the 20:1
+    // split of 2022-07-18, so on the closes' basis as filed. Close 135.41 on 2024-03-08.
+    expect(s.fact).toMatchObject({ end: "2023-12-31", filed: "2024-01-31" });
+    expect(s.shares).toBe(s.fact.val);
+    expect(m.last.close).toBeCloseTo(135.41, 2);
+    const body = await get<Snapshot>("/securities/GOOGL/valuation");
+    expectRel(body.valuation.market_cap, m.last.close * s.shares, "GOOGL market_cap"); // ≈ 1.687e12
+    // Not the diluted average shares of 2023 (first filed 2025-02-05, after the price date).
+    const diluted = m.raw.annual(
+      "WeightedAverageNumberOfDilutedSharesOutstanding",
+      "2023-12-31",
+      3,
+      "shares",
+    );
+    expect((diluted?.filed as string) > m.last.date).toBe(true);
+    expect(
+      relDiff(body.valuation.market_cap as number, m.last.close * (diluted?.val as number)),
+    ).toBeGreaterThan(1e-3);
   });
 
   type HistoryRow = { date: string; market_cap: number; pe_ratio: number | null } & Record<string, unknown>;
@@ -211,6 +274,24 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       }
     });
   }
+
+  test("GOOGL history: every month end from the first balance-sheet count filed = close × that count", async () => {
+    const m = market("GOOGL");
+    const rows = await historyOf("GOOGL");
+    const ends = monthEnds(m.prices);
+    const first = ends.findIndex((p) => balanceSheetSharesAt(m, p.date) !== null);
+    expect(rows.map((r) => r.date)).toEqual(ends.slice(first).map((p) => p.date));
+    expect(rows.length).toBeGreaterThan(90); // 2016-02 … 2024-03
+    for (const row of rows) {
+      const close = ends.find((p) => p.date === row.date)?.close as number;
+      const s = balanceSheetSharesAt(m, row.date) as { shares: number };
+      expectRel(row.market_cap, close * s.shares, `GOOGL ${row.date} market_cap`);
+    }
+    // 2022-06-30, before the split: the Q1 count (2022-03-31, filed 2022-04-27) × 20.
+    const june = balanceSheetSharesAt(m, "2022-06-30");
+    expect(june?.fact).toMatchObject({ end: "2022-03-31", filed: "2022-04-27" });
+    expect(june?.shares).toBe((june?.fact.val as number) * 20);
+  });
 
   test("TSLA rows between a split and the next 10-Q use the previous filing's count, split-adjusted", async () => {
     const m = market("TSLA");
@@ -330,4 +411,58 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       }
     });
   }
+
+  /**
+   * NVDA's fiscal year ending near `end` on the closes' basis (2024-03-08: after the 4:1 split
+   * of 2021-07-20, before the 10:1 of 2024-06-10): the latest-filed diluted average shares and
+   * EPS, each on the basis of its filing date, and the year-end StockholdersEquity.
+   */
+  function nvdaYear(m: Market, end: string) {
+    const shares = m.raw.annual("WeightedAverageNumberOfDilutedSharesOutstanding", end, 20, "shares");
+    const eps = m.raw.annual("EarningsPerShareDiluted", end, 20, "USD/shares");
+    if (!shares || !eps) throw new Error(`NVDA: no diluted shares or EPS for the year ending near ${end}`);
+    const onBasis = onPriceBasis(m, shares.val, shares.filed);
+    return {
+      raw: shares.val,
+      shares: onBasis,
+      eps: eps.val / onPriceBasis(m, 1, eps.filed),
+      bvps: (m.raw.firstInstant(EQUITY, shares.end) as number) / onBasis,
+    };
+  }
+
+  test("NVDA growth across the 10:1 split after the last price: every year on the closes' basis", async () => {
+    const m = market("NVDA");
+    const body = await get<{ metadata: Json; growth: Record<string, number | null> }>("/stocks/NVDA/growth");
+    const end = body.metadata.as_of_date as string;
+    expect(m.raw.latestAnnualEnd("WeightedAverageNumberOfDilutedSharesOutstanding", "shares")).toBe(end);
+    const now = nvdaYear(m, end);
+    const y1 = nvdaYear(m, addYears(end, -1));
+    const y5 = nvdaYear(m, addYears(end, -5));
+    const g = body.growth;
+    expectRel(g.share_count_growth_1y, now.shares / y1.shares - 1, "share_count_growth_1y");
+    expectRel(g.share_count_growth_5y, (now.shares / y5.shares) ** (1 / 5) - 1, "share_count_growth_5y");
+    expectRel(g.eps_growth_1y, now.eps / y1.eps - 1, "eps_growth_1y");
+    expectRel(g.eps_cagr_5y, (now.eps / y5.eps) ** (1 / 5) - 1, "eps_cagr_5y");
+    expectRel(g.book_value_per_share_cagr_5y, (now.bvps / y5.bvps) ** (1 / 5) - 1, "bvps_cagr_5y");
+    // FY2026's 24.5e9 shares (filed 2026) and FY2021's 2.5e9 (filed 2023) are on bases ten
+    // times apart: the true five-year change is within ±5% a year, not +57%.
+    expect(now.raw / y5.raw).toBeGreaterThan(9);
+    expect(Math.abs(g.share_count_growth_5y as number)).toBeLessThan(0.05);
+  });
+
+  test("NVDA capital allocation: diluted shares of the latest year on the closes' basis", async () => {
+    const m = market("NVDA");
+    const body = await get<{ metadata: Json; capital_allocation: Record<string, number | null> }>(
+      "/stocks/NVDA/capital-allocation",
+    );
+    const end = body.metadata.as_of_date as string;
+    const now = nvdaYear(m, end);
+    const before = nvdaYear(m, addYears(end, -1));
+    expectRel(body.capital_allocation.share_count_diluted, now.shares, "share_count_diluted");
+    expectRel(
+      body.capital_allocation.share_count_change_1y,
+      now.shares - before.shares,
+      "share_count_change_1y",
+    );
+  });
 });

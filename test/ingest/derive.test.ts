@@ -1,7 +1,7 @@
 /**
  * deriveSecurity (src/ingest/derive.ts) on small hand-built inputs: which documents exist,
- * the rule that market-based yields need a price no older than the statements, splits
- * inferred after the last price, and the split inference itself. Every expected number is
+ * the rule that market-based yields need a price no older than the statements, the share
+ * basis of the last price across inferred splits, and the split inference itself. Every expected number is
  * computed by hand in the comments.
  */
 
@@ -213,12 +213,18 @@ describe("deriveSecurity: market-based yields", () => {
 });
 
 describe("deriveSecurity: inferred splits and the last price", () => {
-  test("a split inferred after the last price date is ignored: market cap = close × unadjusted shares", () => {
+  test("a split inferred after the last price date: earlier counts stay, later ones are divided back", () => {
     // 100 shares as of 2024-04-20, then 400 as of 2024-07-20 (filed 2024-08-01): a 4-for-1
     // split inferred on 2024-07-20, after the last price (2024-06-28). The closes predate it,
     // so the 100 shares are not multiplied: 20 × 100 = 2000, not 20 × 400 = 8000.
     const shares = [...SHARES, { date: "2024-07-20", filed: "2024-08-01", value: 400 }];
-    const rows = deriveSecurity(inputs({ shares }));
+    // FY 2024, filed 2025-02-15 on the post-split basis: 420 diluted shares, EPS 0.25.
+    const fy2024 = income(
+      "2024-12-31",
+      { revenue: 1200, net_income: 105, diluted_eps: 0.25, diluted_average_shares: 420 },
+      { first_filed: "2025-02-15" },
+    );
+    const rows = deriveSecurity(inputs({ shares, statements: statements({ income: [fy2024] }) }));
     expect((doc(rows, "valuation").valuation as Json).market_cap).toBe(2000);
     const history = doc(rows, "valuation_history").valuation_history as Json[];
     // Month ends: 2024-05-31 (close 21 × 100 = 2100) and 2024-06-28 (20 × 100 = 2000).
@@ -228,6 +234,15 @@ describe("deriveSecurity: inferred splits and the last price", () => {
     ]);
     const points = doc(rows, "valuation_points").points as Json[];
     expect(points.map((p) => p.market_cap)).toEqual([2100, 2000]);
+    // On the closes' basis FY 2024 has 420 / 4 = 105 shares and EPS 0.25 × 4 = 1; FY 2023
+    // (100 shares, EPS 0.9, filed 2024-02-15) stays: share count growth 105 / 100 − 1 = 0.05,
+    // EPS growth 1 / 0.9 − 1 = 0.111…, not 420 / 100 − 1 = 3.2 and 0.25 / 0.9 − 1 = −0.72.
+    const growth = doc(rows, "growth").growth as Json;
+    expect(growth.share_count_growth_1y).toBeCloseTo(0.05, 12);
+    expect(growth.eps_growth_1y).toBeCloseTo(1 / 0.9 - 1, 12);
+    const capital = doc(rows, "capital_allocation").capital_allocation as Json;
+    expect(capital.share_count_diluted).toBe(105);
+    expect(capital.share_count_change_1y).toBe(5);
   });
 
   test("a split inferred before the last price converts older counts to the closes' basis", () => {

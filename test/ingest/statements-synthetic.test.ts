@@ -4,6 +4,7 @@
  * fields, currency and filing metadata. Each test builds its own facts.
  */
 import { describe, expect, test } from "bun:test";
+import { inferSplits } from "../../src/ingest/compute/splits.ts";
 import { computeStatements } from "../../src/ingest/compute/statements.ts";
 import { filing, periodAt, type SyntheticFact, syntheticCompany } from "./companyfacts-helpers.ts";
 
@@ -296,6 +297,53 @@ describe("filings and cover share counts", () => {
     const single = syntheticCompany(cover("0000000123-24-000001", "2024-02-01", [300, 50]));
     expect(computeStatements(single).shares_outstanding).toEqual([
       { date: "2024-01-20", filed: "2024-02-01", value: 350 },
+    ]);
+  });
+
+  // Alphabet-like: no cover count; balance-sheet counts, with a 20-for-1 split in July 2022
+  // that the 10-Q of 2022-07-27 applies to its 2021-12-31 comparative too.
+  const balanceCount = (end: string, val: number) => ({
+    concept: "CommonStockSharesOutstanding",
+    unit: "shares",
+    end,
+    val,
+  });
+  const balanceCounts = [
+    ...filing("0000000123-22-000019", "10-K", 2021, "FY", "2022-02-02", [
+      balanceCount("2020-12-31", 675),
+      balanceCount("2021-12-31", 662),
+    ]),
+    ...filing("0000000123-22-000071", "10-Q", 2022, "Q2", "2022-07-27", [
+      balanceCount("2021-12-31", 13_240),
+      balanceCount("2022-06-30", 13_078),
+    ]),
+  ];
+
+  test("without a cover count, each filing's balance-sheet count at its own date, not its comparatives", () => {
+    const shares = computeStatements(syntheticCompany(balanceCounts)).shares_outstanding;
+    expect(shares).toEqual([
+      { date: "2021-12-31", filed: "2022-02-02", value: 662 },
+      { date: "2022-06-30", filed: "2022-07-27", value: 13_078 },
+    ]);
+    // The restated comparative (13,240 at 2021-12-31) would read as a split at 2021-12-31.
+    expect(inferSplits(shares)).toEqual([{ date: "2022-06-30", ratio: 20 }]);
+  });
+
+  test("a company with cover counts never uses the balance-sheet counts", () => {
+    const company = syntheticCompany([
+      ...balanceCounts,
+      {
+        concept: "EntityCommonStockSharesOutstanding",
+        taxonomy: "dei",
+        unit: "shares",
+        end: "2022-07-20",
+        val: 13_070,
+        accn: "0000000123-22-000071",
+        filed: "2022-07-27",
+      },
+    ]);
+    expect(computeStatements(company).shares_outstanding).toEqual([
+      { date: "2022-07-20", filed: "2022-07-27", value: 13_070 },
     ]);
   });
 });

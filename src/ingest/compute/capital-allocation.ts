@@ -5,9 +5,9 @@
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { difference, differencePresent, magnitude, ratioOverPositive } from "../../domain/ratios.ts";
 import { type AnnualMetadata, annualMetadata, latestAnnual } from "./growth.ts";
-import type { CompanyStatements, SplitEvent } from "./inputs.ts";
+import type { CompanyStatements } from "./inputs.ts";
 import { capexOf, dividendsPaidOf, fieldValue, freeCashFlowOf, netBuybacksOf } from "./line-items.ts";
-import { sharesOnCurrentBasis } from "./shares.ts";
+import { NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** Fields of spec §2.9 (money in reporting currency, shares in shares, ratios as fractions). */
@@ -40,13 +40,14 @@ export interface CapitalAllocationResult {
 export interface CapitalAllocationInput {
   statements: CompanyStatements;
   market_cap: number | null;
-  splits?: readonly SplitEvent[];
+  /** The share basis of the share counts (default: no splits). */
+  basis?: ShareBasis;
 }
 
-/** Diluted average shares of a period on today's split basis. */
-function dilutedShares(period: FlowPeriod | null, splits: readonly SplitEvent[]): number | null {
+/** Diluted average shares of a period on `basis`. */
+function dilutedShares(period: FlowPeriod | null, basis: ShareBasis): number | null {
   if (period === null) return null;
-  return sharesOnCurrentBasis(fieldValue(period.income, "diluted_average_shares"), period.last_filed, splits);
+  return sharesOnBasis(fieldValue(period.income, "diluted_average_shares"), period.last_filed, basis);
 }
 
 /** Capital allocation of the latest annual period; null without annual periods. */
@@ -54,13 +55,13 @@ export function computeCapitalAllocation(input: CapitalAllocationInput): Capital
   const book = StatementBook.of(input.statements);
   const latest = latestAnnual(book);
   if (latest === null) return null;
-  const splits = input.splits ?? [];
+  const basis = input.basis ?? NO_SPLITS;
   const cash = latest.cash_flow;
   const debtIssued = fieldValue(cash, "debt_issuance");
   const debtRepaid = magnitude(fieldValue(cash, "debt_payments"));
   const netBuybacks = netBuybacksOf(cash);
   const dividends = dividendsPaidOf(cash);
-  const shares = dilutedShares(latest, splits);
+  const shares = dilutedShares(latest, basis);
   return {
     metadata: annualMetadata(latest, CALCULATION_VERSION.capital_allocation),
     capital_allocation: {
@@ -77,7 +78,7 @@ export function computeCapitalAllocation(input: CapitalAllocationInput): Capital
       debt_repaid: debtRepaid,
       net_debt_change: differencePresent(debtIssued, debtRepaid) ?? fieldValue(cash, "net_issuance_of_debt"),
       share_count_diluted: shares,
-      share_count_change_1y: difference(shares, dilutedShares(book.flowYearsBefore(latest, 1), splits)),
+      share_count_change_1y: difference(shares, dilutedShares(book.flowYearsBefore(latest, 1), basis)),
       buyback_yield: ratioOverPositive(netBuybacks, input.market_cap),
       dividend_payout_ratio: ratioOverPositive(dividends, fieldValue(latest.income, "net_income")),
     },

@@ -7,9 +7,9 @@ import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { cagr, finiteOrNull, growthRate, ratioOverPositive } from "../../domain/ratios.ts";
 import { yearOf } from "./date-math.ts";
 import { sortedDividends } from "./dividend.ts";
-import type { CompanyStatements, DividendRow, GrowthSignals, SplitEvent } from "./inputs.ts";
+import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts";
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";
-import { perShareOnCurrentBasis, sharesOnCurrentBasis } from "./shares.ts";
+import { NO_SPLITS, perShareOnBasis, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** Growth fields of spec §2.8 (fractions; 3y/5y share-count and dividend growth annualized). */
@@ -53,7 +53,8 @@ export interface GrowthInput {
   statements: CompanyStatements;
   dividends?: readonly DividendRow[] | null;
   signals?: GrowthSignals | null;
-  splits?: readonly SplitEvent[];
+  /** The share basis of share counts and EPS (default: no splits). */
+  basis?: ShareBasis;
   /** Snapshot date; calendar years before its year are complete. Default: the latest ex-date. */
   as_of?: string;
 }
@@ -108,17 +109,13 @@ type StatementGrowth = Omit<GrowthFields, "dividend_growth_3y" | "dividend_growt
 
 /**
  * Revenue, diluted EPS, FCF, book value per share (equity / diluted average shares) and
- * diluted share count growth; share counts and EPS are put on today's split basis.
+ * diluted share count growth; share counts and EPS are put on one share basis, so that a
+ * split between two years is not growth.
  */
-function statementGrowth(
-  book: StatementBook,
-  latest: FlowPeriod,
-  splits: readonly SplitEvent[],
-): StatementGrowth {
+function statementGrowth(book: StatementBook, latest: FlowPeriod, basis: ShareBasis): StatementGrowth {
   const shares = (p: FlowPeriod) =>
-    sharesOnCurrentBasis(fieldValue(p.income, "diluted_average_shares"), p.last_filed, splits);
-  const eps = (p: FlowPeriod) =>
-    perShareOnCurrentBasis(fieldValue(p.income, "diluted_eps"), p.last_filed, splits);
+    sharesOnBasis(fieldValue(p.income, "diluted_average_shares"), p.last_filed, basis);
+  const eps = (p: FlowPeriod) => perShareOnBasis(fieldValue(p.income, "diluted_eps"), p.last_filed, basis);
   const equity = (p: FlowPeriod) =>
     fieldValue(book.balanceYearsBefore(p.period_end, 0), "total_stockholders_equity");
   const revenue = annualGrowth(book, latest, (p) => fieldValue(p.income, "revenue"));
@@ -158,7 +155,7 @@ export function computeGrowth(input: GrowthInput): GrowthResult | null {
   return {
     metadata: annualMetadata(latest, CALCULATION_VERSION.growth),
     growth: {
-      ...statementGrowth(book, latest, input.splits ?? []),
+      ...statementGrowth(book, latest, input.basis ?? NO_SPLITS),
       dividend_growth_3y: finiteOrNull(signals?.dividend_growth_3y) ?? dividendCagr(rows, 3, input.as_of),
       dividend_growth_5y: finiteOrNull(signals?.dividend_growth_5y) ?? dividendCagr(rows, 5, input.as_of),
     },

@@ -29,7 +29,7 @@ export interface PriceBar {
   adj_close?: number | null;
 }
 
-/** A dei:EntityCommonStockSharesOutstanding value: shares as of `date`, reported on `filed`. */
+/** A shares-outstanding count (xbrl-filings.ts, sharesOutstanding): shares as of `date`, reported on `filed`. */
 export interface SharesObservation {
   date: string;
   filed: string;

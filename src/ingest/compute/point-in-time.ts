@@ -6,9 +6,9 @@
  * costs O(M + P) after one sort (docs/methodology.md, "Point in time").
  */
 import type { StatementPeriod } from "../../domain/statements.ts";
-import type { BalanceValues, CompanyStatements, SharesObservation, SplitEvent } from "./inputs.ts";
+import type { BalanceValues, CompanyStatements, SharesObservation } from "./inputs.ts";
 import { fieldValue } from "./line-items.ts";
-import { sharesOnCurrentBasis } from "./shares.ts";
+import { NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** What was known about a company at one date. */
@@ -19,7 +19,7 @@ export interface KnownFundamentals {
   prior_flow: FlowPeriod | null;
   /** Latest balance sheet first filed on or before the date. */
   balance: BalanceValues | null;
-  /** Shares outstanding on today's split basis (see sharesAt). */
+  /** Shares outstanding on the closes' share basis (see sharesAt). */
   shares: number | null;
   /** Reporting currency of the statements (flow period, else balance sheet). */
   currency: string | null;
@@ -65,7 +65,7 @@ export class PointInTimeFundamentals {
   constructor(
     statements: CompanyStatements,
     shares: readonly SharesObservation[],
-    private readonly splits: readonly SplitEvent[] = [],
+    private readonly basis: ShareBasis = NO_SPLITS,
   ) {
     this.events = filingEvents(statements);
     this.observations = shares
@@ -107,14 +107,14 @@ export class PointInTimeFundamentals {
   }
 
   /**
-   * The latest dei shares-outstanding value (by as-of date) filed so far, else the diluted
-   * average shares of the known flow period; both converted to today's split basis.
+   * The latest shares-outstanding value (by as-of date) filed so far, else the diluted
+   * average shares of the known flow period; both converted to the closes' share basis.
    */
   private sharesAt(flow: FlowPeriod | null): number | null {
     const o = this.latestObservation;
-    if (o !== null) return sharesOnCurrentBasis(o.value, o.date, this.splits);
+    if (o !== null) return sharesOnBasis(o.value, o.date, this.basis);
     const diluted = fieldValue(flow?.income, "diluted_average_shares");
     if (flow === null || diluted === null || diluted <= 0) return null;
-    return sharesOnCurrentBasis(diluted, flow.last_filed, this.splits);
+    return sharesOnBasis(diluted, flow.last_filed, this.basis);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Financial statements from a companyfacts file: balance sheet, cash-flow statement and
- * income statement for annual, quarterly and TTM periods, plus the filing list and cover
- * share counts. Pure: facts in, rows out.
+ * income statement for annual, quarterly and TTM periods, plus the filing list and share
+ * counts (cover pages, else balance sheets: xbrl-filings.ts). Pure: facts in, rows out.
  *
  * - A fact's period comes from its own start/end, never from the filing that carried it; the
  *   fiscal year and quarter of a period come from the fiscal calendar (fiscal-calendar.ts).
@@ -71,7 +71,7 @@ interface PeriodValues {
 const CONSECUTIVE_TOLERANCE_DAYS = 3;
 const TYPE_ORDER: Record<PeriodType, number> = { annual: 0, quarterly: 1, ttm: 2 };
 
-/** Computes the statements, filings and cover share counts of one company. */
+/** Computes the statements, filings and share counts of one company. */
 export function computeStatements(company: CompanyFacts): ComputedStatements {
   const scan = scanFacts(company);
   const currency = reportingCurrency(company);

@@ -9,6 +9,7 @@ import { freeCashFlowOf } from "./line-items.ts";
 import { trailingPercentiles } from "./percentile.ts";
 import { PointInTimeFundamentals } from "./point-in-time.ts";
 import { monthEndPrices, validPrices } from "./prices.ts";
+import { NO_SPLITS } from "./shares.ts";
 import {
   computeMultiples,
   forwardPe,
@@ -65,12 +66,12 @@ export interface ValuationPoints {
 export function computeValuationHistory(
   input: Omit<ValuationInput, "dividends" | "estimates">,
 ): ValuationHistoryRow[] {
-  const splits = input.splits ?? [];
-  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const basis = input.basis ?? NO_SPLITS;
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const rows: ValuationHistoryRow[] = [];
   for (const bar of monthEndPrices(validPrices(input.prices))) {
     const known = inPriceCurrency(pit.at(bar.date), input.price_currency);
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, splits);
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, basis);
     if (m.market_cap === null) continue;
     rows.push({
       date: bar.date,
@@ -92,19 +93,19 @@ export function computeValuationHistory(
 /**
  * Monthly points with the fundamentals known on the last price date (the snapshot's
  * anchors) applied to every month-end close: market cap = close × today's shares (closes are
- * split-adjusted, so both are on today's basis), EV = market cap + today's net claims.
+ * split-adjusted, and the shares are put on the closes' basis), EV = market cap + today's net claims.
  */
 export function computeValuationPoints(input: Omit<ValuationInput, "dividends">): ValuationPoints {
-  const splits = input.splits ?? [];
+  const basis = input.basis ?? NO_SPLITS;
   const prices = validPrices(input.prices);
   const last = prices[prices.length - 1];
   const version = CALCULATION_VERSION.valuation_points;
   if (last === undefined) return { calculation_version: version, points: [] };
-  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
   const fcf = freeCashFlowOf(known.flow?.cash_flow ?? null);
   const points = monthEndPrices(prices).map((bar): ValuationPoint => {
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, splits);
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, basis);
     return {
       date: bar.date,
       price: bar.close,

@@ -12,12 +12,11 @@ import type {
   EstimateSignals,
   PriceBar,
   SharesObservation,
-  SplitEvent,
 } from "./inputs.ts";
 import { ebitdaOf, fieldValue, freeCashFlowOf, netClaimsOf, netDebtOf } from "./line-items.ts";
 import { type KnownFundamentals, NOTHING_KNOWN, PointInTimeFundamentals } from "./point-in-time.ts";
 import { validPrices } from "./prices.ts";
-import { perShareOnCurrentBasis } from "./shares.ts";
+import { NO_SPLITS, perShareOnBasis, type ShareBasis } from "./shares.ts";
 import type { FlowPeriod } from "./statement-book.ts";
 
 /** Multiples computed from a market cap and known fundamentals. */
@@ -49,7 +48,8 @@ export interface ValuationInput {
   statements: CompanyStatements;
   prices: readonly PriceBar[];
   shares: readonly SharesObservation[];
-  splits?: readonly SplitEvent[];
+  /** The closes' share basis, which share counts and EPS are put on (default: no splits). */
+  basis?: ShareBasis;
   /** Dividend rows; null or absent when no dividend data was imported (yield is then null). */
   dividends?: readonly DividendRow[] | null;
   estimates?: EstimateSignals | null;
@@ -70,19 +70,19 @@ export function inPriceCurrency(
   return mismatch ? NOTHING_KNOWN : known;
 }
 
-/** Diluted EPS of a flow period on today's split basis. */
-function dilutedEps(flow: FlowPeriod | null, splits: readonly SplitEvent[]): number | null {
+/** Diluted EPS of a flow period on `basis`. */
+function dilutedEps(flow: FlowPeriod | null, basis: ShareBasis): number | null {
   if (flow === null) return null;
-  return perShareOnCurrentBasis(fieldValue(flow.income, "diluted_eps"), flow.last_filed, splits);
+  return perShareOnBasis(fieldValue(flow.income, "diluted_eps"), flow.last_filed, basis);
 }
 
 /** Trailing PEG: P/E ÷ (one-year diluted EPS growth × 100); null unless the growth is > 0. */
-function pegRatio(pe: number | null, known: KnownFundamentals, splits: readonly SplitEvent[]): number | null {
-  const growth = growthRate(dilutedEps(known.prior_flow, splits), dilutedEps(known.flow, splits));
+function pegRatio(pe: number | null, known: KnownFundamentals, basis: ShareBasis): number | null {
+  const growth = growthRate(dilutedEps(known.prior_flow, basis), dilutedEps(known.flow, basis));
   return growth === null ? null : ratioOverPositive(pe, growth * 100);
 }
 
-/** Market cap = close × shares on today's split basis; null when either is missing or ≤ 0. */
+/** Market cap = close × shares on the closes' share basis; null when either is missing or ≤ 0. */
 export function marketCapOf(close: number | null, shares: number | null): number | null {
   if (close === null || shares === null || close <= 0 || shares <= 0) return null;
   return finiteOrNull(close * shares);
@@ -92,7 +92,7 @@ export function marketCapOf(close: number | null, shares: number | null): number
 export function computeMultiples(
   marketCap: number | null,
   known: KnownFundamentals,
-  splits: readonly SplitEvent[] = [],
+  basis: ShareBasis = NO_SPLITS,
 ): ValuationMultiples {
   const income = known.flow?.income ?? null;
   const cash = known.flow?.cash_flow ?? null;
@@ -109,7 +109,7 @@ export function computeMultiples(
     pe_ratio: pe,
     pb_ratio: ratioOverPositive(marketCap, fieldValue(known.balance, "total_stockholders_equity")),
     ps_ratio: ratioOverPositive(marketCap, revenue),
-    peg_ratio: pegRatio(pe, known, splits),
+    peg_ratio: pegRatio(pe, known, basis),
     ev_to_revenue: ratioOverPositive(ev, revenue),
     ev_to_ebitda: ratioOverPositive(ev, ebitdaOf(income, cash)),
     ev_to_fcf: ratioOverPositive(ev, fcf),
@@ -134,10 +134,10 @@ export function computeValuationSnapshot(input: ValuationInput): ValuationSnapsh
   const prices = validPrices(input.prices);
   const last = prices[prices.length - 1];
   if (last === undefined) return null;
-  const splits = input.splits ?? [];
-  const pit = new PointInTimeFundamentals(input.statements, input.shares, splits);
+  const basis = input.basis ?? NO_SPLITS;
+  const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
-  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known, splits);
+  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known, basis);
   return {
     date: last.date,
     calculation_version: CALCULATION_VERSION.valuation,

@@ -1,9 +1,9 @@
 /**
- * Filing metadata and cover-page share counts derived from a companyfacts file: the periodic
- * reports that carried facts, with the period each reports on, and
- * dei:EntityCommonStockSharesOutstanding for market capitalisation.
+ * Filing metadata and share counts derived from a companyfacts file: the periodic reports that
+ * carried facts, with the period each reports on, and the shares outstanding for market
+ * capitalisation.
  */
-import type { CompanyFacts, DocumentInfo } from "../sources/companyfacts.ts";
+import type { CompanyFacts, DocumentInfo, XbrlFact } from "../sources/companyfacts.ts";
 import { fromDayNumber } from "./date-math.ts";
 import type { SharesObservation } from "./inputs.ts";
 import type { AccessionScan, FactScan } from "./xbrl-scan.ts";
@@ -63,28 +63,68 @@ function mostCommonEnd(a: AccessionScan): number | null {
 }
 
 /**
- * Shares outstanding from the cover pages (dei:EntityCommonStockSharesOutstanding), oldest
- * first, one value per date and filing. A filer with several share classes lists one fact
- * per class for the same date and filing; those are summed. A date given by several filings
- * appears once per filing, each with its own filing date.
+ * Shares outstanding, oldest first, one value per date and filing, each with its own filing
+ * date. The source is the cover pages (dei:EntityCommonStockSharesOutstanding), else, for a
+ * company that never tags them (Alphabet, a multi-class filer), the balance sheets
+ * (us-gaap:CommonStockSharesOutstanding, all classes). Never both for one company: they count
+ * on different dates and bases, so a mixed series would alternate between them and could
+ * show split inference (splits.ts) false jumps.
  */
 export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
-  const units = company.facts.get("dei")?.get("EntityCommonStockSharesOutstanding");
-  const perFiling = new Map<string, { date: string; filed: string; accn: string; value: number }>();
-  for (const facts of units?.values() ?? []) {
-    for (const f of facts) {
-      const key = `${f.accn}|${f.end}`;
-      const seen = perFiling.get(key);
-      if (seen === undefined) perFiling.set(key, { date: f.end, filed: f.filed, accn: f.accn, value: f.val });
-      else seen.value += f.val;
-    }
-  }
+  const cover = factsOf(company, "dei", "EntityCommonStockSharesOutstanding");
+  const counts =
+    cover.length > 0
+      ? coverCounts(cover)
+      : balanceSheetCounts(factsOf(company, "us-gaap", "CommonStockSharesOutstanding"));
   // One observation per filing: a count repeated by a later filing (a 10-K/A) must not hide
   // the original until the repeat was filed. Consumers take the latest filed on or before a date.
-  return [...perFiling.values()]
+  return counts
     .sort(
       (a, b) =>
         a.date.localeCompare(b.date) || a.filed.localeCompare(b.filed) || a.accn.localeCompare(b.accn),
     )
     .map(({ date, filed, value }) => ({ date, filed, value }));
+}
+
+interface FiledCount {
+  date: string;
+  filed: string;
+  accn: string;
+  value: number;
+}
+
+/** Every fact of a concept, all units. */
+function factsOf(company: CompanyFacts, taxonomy: string, concept: string): XbrlFact[] {
+  return [...(company.facts.get(taxonomy)?.get(concept)?.values() ?? [])].flat();
+}
+
+/**
+ * Cover-page counts: a filer with several share classes lists one fact per class for the
+ * same date and filing; those are summed.
+ */
+function coverCounts(facts: readonly XbrlFact[]): FiledCount[] {
+  const perFiling = new Map<string, FiledCount>();
+  for (const f of facts) {
+    const key = `${f.accn}|${f.end}`;
+    const seen = perFiling.get(key);
+    if (seen === undefined) perFiling.set(key, { date: f.end, filed: f.filed, accn: f.accn, value: f.val });
+    else seen.value += f.val;
+  }
+  return [...perFiling.values()];
+}
+
+/**
+ * Balance-sheet counts: of each filing, the count at its latest date only (its own balance
+ * sheet). The earlier dates are comparatives, restated on the basis of any split before the
+ * filing (Alphabet's 2021-12-31 count is 662 million in the 10-K of 2022-02 and 13.2 billion
+ * in the 10-Q of 2022-07), which would look like splits at the wrong dates.
+ */
+function balanceSheetCounts(facts: readonly XbrlFact[]): FiledCount[] {
+  const perFiling = new Map<string, FiledCount>();
+  for (const f of facts) {
+    const seen = perFiling.get(f.accn);
+    if (seen === undefined || f.end > seen.date)
+      perFiling.set(f.accn, { date: f.end, filed: f.filed, accn: f.accn, value: f.val });
+  }
+  return [...perFiling.values()];
 }

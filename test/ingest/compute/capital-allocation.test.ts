@@ -32,7 +32,7 @@ describe("capital allocation", () => {
   test("uses the latest annual period", () => {
     expect(result?.metadata.as_of_date).toBe("2023-12-31");
     expect(result?.metadata.fiscal_year).toBe(2023);
-    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.1");
+    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.2");
   });
   test("returns outflows as positive amounts", () => {
     expect(c?.operating_cash_flow).toBe(500);
@@ -65,20 +65,30 @@ describe("capital allocation", () => {
       computeCapitalAllocation({ statements: s, market_cap: 1 })?.capital_allocation.share_count_change_1y,
     ).toBeNull();
   });
-  test("share counts filed before a split are put on today's basis", () => {
-    // FY2022: 520 shares filed 2023-02-14; 2-for-1 split 2023-06-01 → 1040; change 1000 − 1040 = −40
-    const s = statements({
+  // FY2023: 1000 shares filed 2024-02-14; FY2022: 520 shares filed 2023-02-14; a 2-for-1
+  // split on 2023-06-01, between the two filings.
+  const split = () =>
+    statements({
       income_statement: [
         income("2023-12-31", { diluted_average_shares: 1000 }, { first_filed: "2024-02-14" }),
         income("2022-12-31", { diluted_average_shares: 520 }, { first_filed: "2023-02-14" }),
       ],
     });
-    const c2 = computeCapitalAllocation({
-      statements: s,
-      market_cap: 1,
-      splits: [{ date: "2023-06-01", ratio: 2 }],
-    });
-    expect(c2?.capital_allocation.share_count_change_1y).toBe(-40);
+  const splits = [{ date: "2023-06-01", ratio: 2 }];
+  test("share counts filed before a split are put on the basis after it", () => {
+    // Prices end after the split (or there are none): FY2022 520 × 2 = 1040; change 1000 − 1040 = −40
+    for (const date of ["2024-03-08", null]) {
+      const c = computeCapitalAllocation({ statements: split(), market_cap: 1, basis: { splits, date } });
+      expect(c?.capital_allocation.share_count_diluted, `basis ${date}`).toBe(1000);
+      expect(c?.capital_allocation.share_count_change_1y, `basis ${date}`).toBe(-40);
+    }
+  });
+  test("share counts filed after a split the prices predate are put back on the prices' basis", () => {
+    // Prices end 2023-03-31: FY2023 1000 / 2 = 500; FY2022 520 as filed; change 500 − 520 = −20
+    const basis = { splits, date: "2023-03-31" };
+    const c = computeCapitalAllocation({ statements: split(), market_cap: 1, basis });
+    expect(c?.capital_allocation.share_count_diluted).toBe(500);
+    expect(c?.capital_allocation.share_count_change_1y).toBe(-20);
   });
   test("no annual period gives no row", () => {
     expect(computeCapitalAllocation({ statements: statements({}), market_cap: 1 })).toBeNull();

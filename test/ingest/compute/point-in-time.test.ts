@@ -32,6 +32,21 @@ describe("point-in-time fundamentals", () => {
     expect(pit.at("2024-03-15").shares).toBe(100);
     expect(pit.at("2024-05-01").shares).toBe(110);
   });
+  test("diluted shares restated after a split the prices predate are put back on the prices' basis", () => {
+    // No cover count: the 2023 flow's 40 diluted shares (restated 2025-02-10) count. A 2-for-1
+    // split on 2024-06-01 lies between the closes' basis (2024-03-08) and that filing → 20.
+    const restated = statements({
+      income_statement: [
+        income(
+          "2023-12-31",
+          { diluted_average_shares: 40 },
+          { first_filed: "2024-02-10", last_filed: "2025-02-10" },
+        ),
+      ],
+    });
+    const basis = { splits: [{ date: "2024-06-01", ratio: 2 }], date: "2024-03-08" };
+    expect(new PointInTimeFundamentals(restated, [], basis).at("2024-03-08").shares).toBe(20);
+  });
   test("dates must not go backwards", () => {
     const pit = new PointInTimeFundamentals(s, []);
     pit.at("2024-05-01");

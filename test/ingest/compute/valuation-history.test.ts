@@ -51,7 +51,7 @@ describe("point-in-time valuation history", () => {
       statements: company(),
       prices,
       shares,
-      splits: [{ date: "2024-03-15", ratio: 2 }],
+      basis: { splits: [{ date: "2024-03-15", ratio: 2 }], date: "2024-04-30" },
     });
     expect(split[0]?.market_cap).toBe(240);
   });
@@ -90,7 +90,7 @@ describe("stocks-family valuation points", () => {
 
   test("applies today's fundamentals to every past close", () => {
     expect(result.points).toHaveLength(13);
-    expect(result.calculation_version).toBe("valuation-points-2026.11.1");
+    expect(result.calculation_version).toBe("valuation-points-2026.11.2");
     expect(first?.price).toBe(10);
     expect(first?.market_cap).toBe(100); // 10 × 10 shares, although the shares were filed later
     expect(first?.enterprise_value).toBe(130); // 100 + 50 debt − 20 cash
