@@ -97,12 +97,11 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       const median = gaps[2] as number; // five gaps: the middle one
       expect(median).toBeGreaterThanOrEqual(frequency === "monthly" ? 20 : 60);
       expect(median).toBeLessThanOrEqual(frequency === "monthly" ? 45 : 120);
-      // Forward: the latest payment on or before the as-of date × payments per year.
-      const latest = rows.filter((r) => r.date <= last.date).at(-1) as { date: string; amount: number };
-      expectRel(d.dps_forward_12m, latest.amount * perYear, `${ticker} dps_forward_12m`);
-      expectRel(d.dividend_yield_forward, (latest.amount * perYear) / last.close, `${ticker} yield_forward`);
       // Next: the first row after the as-of date (the file lists announced ex-dates).
       const next = rows.find((r) => r.date > last.date) as { date: string; amount: number };
+      // Forward: the latest declared payment (here the announced one) × payments per year.
+      expectRel(d.dps_forward_12m, next.amount * perYear, `${ticker} dps_forward_12m`);
+      expectRel(d.dividend_yield_forward, (next.amount * perYear) / last.close, `${ticker} yield_forward`);
       expect(d.ex_dividend_date_next).toBe(next.date);
       expect(d.payment_amount_next).toBe(next.amount);
       expect(d.dps_next_payment).toBe(next.amount);

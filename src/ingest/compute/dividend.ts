@@ -132,7 +132,10 @@ export function dividendYieldRange(
   return { high, low };
 }
 
-/** Forward 12-month dividends: latest payment × payments per year, while the schedule holds. */
+/**
+ * Forward 12-month dividends: the latest declared payment (the announced one when there is one,
+ * else the latest paid) × payments per year, while the schedule holds.
+ */
 function forwardDividends(
   latest: { ex_date: string; amount: number } | null,
   frequency: DividendFrequency | null,
@@ -155,7 +158,8 @@ export function computeDividendSnapshot(input: DividendInput): DividendSnapshot 
   const latest = latestPayment(rows, asOf);
   const frequency = inferDividendFrequency(rows.map((r) => r.ex_date));
   const dpsTtm = trailingDividendSum(rows, asOf) ?? 0;
-  const forward = forwardDividends(latest, frequency, asOf);
+  const declared = next === null ? latest : latestPayment(rows, next.ex_date);
+  const forward = forwardDividends(declared, frequency, asOf);
   const range = dividendYieldRange(rows, prices, asOf);
   return {
     as_of_date: asOf,

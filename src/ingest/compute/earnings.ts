@@ -9,7 +9,7 @@ import type { StatementPeriod } from "../../domain/statements.ts";
 import type { CalendarRow } from "../sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 
-export const EARNINGS_VERSION = "earnings-2026.11.1";
+export const EARNINGS_VERSION = "earnings-2026.11.2";
 export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 export interface EarningsSnapshot {

@@ -22,18 +22,22 @@ describe("dividend snapshot", () => {
 
   test("is dated by the last price", () => {
     expect(d?.as_of_date).toBe("2024-03-08");
-    expect(d?.calculation_version).toBe("dividend-2026.11.1");
+    expect(d?.calculation_version).toBe("dividend-2026.11.2");
   });
   test("TTM dividends sum ex-dates in the 365 days up to the as-of date", () => {
     // (2023-03-09, 2024-03-08]: 0.20 + 0.22 + 0.22 + 0.22 = 0.86
     expect(d?.dps_ttm).toBeCloseTo(0.86, 12);
     expect(d?.dividend_yield_ttm).toBeCloseTo(0.86 / 44, 12); // 0.019545
   });
-  test("forward dividends = latest payment × payments per year", () => {
-    // gaps 89, 92, 92, 91, 91 days → median 91 → quarterly; latest paid 0.22 → 0.88
+  test("forward dividends = latest declared payment × payments per year", () => {
+    // gaps 89, 92, 92, 91, 91 days → median 91 → quarterly; announced 0.24 (raised from 0.22) → 0.96
     expect(d?.dividend_frequency).toBe("quarterly");
-    expect(d?.dps_forward_12m).toBeCloseTo(0.88, 12);
-    expect(d?.dividend_yield_forward).toBeCloseTo(0.02, 12); // 0.88 / 44
+    expect(d?.dps_forward_12m).toBeCloseTo(0.96, 12);
+    expect(d?.dividend_yield_forward).toBeCloseTo(0.96 / 44, 12);
+  });
+  test("without an announced payment the forward figure uses the latest paid", () => {
+    const paid = computeDividendSnapshot({ dividends: rows.slice(0, 5), prices });
+    expect(paid?.dps_forward_12m).toBeCloseTo(0.88, 12); // 0.22 × 4
   });
   test("the next payment comes from the announced row", () => {
     expect(d?.dps_next_payment).toBe(0.24);
