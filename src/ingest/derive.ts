@@ -16,8 +16,10 @@ import { computeGrowth } from "./compute/growth.ts";
 import type { CompanyStatements, DividendRow, SharesObservation } from "./compute/inputs.ts";
 import { computeMetrics } from "./compute/metrics.ts";
 import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
+import { isCurrent } from "./compute/point-in-time.ts";
 import type { ShareBasis } from "./compute/shares.ts";
 import { inferSplits } from "./compute/splits.ts";
+import { StatementBook } from "./compute/statement-book.ts";
 import { computeValuationSnapshot } from "./compute/valuation.ts";
 import { computeValuationHistory, computeValuationPoints } from "./compute/valuation-history.ts";
 import type { CalendarRow } from "./sources/calendar.ts";
@@ -90,10 +92,17 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       add("valuation_points", lastPrice.date, { metadata, points: points.points });
     }
   }
-  // Market-based yields need a price no older than the fundamentals they divide: when the
-  // latest statements were filed after the last price, those yields are null.
+  // Market-based yields need a price of the same time as the fundamentals they divide: when
+  // the latest statements were filed after the last price, or are no longer current at it
+  // (point-in-time.ts), those yields are null.
   const fundamentalsFiled = statements ? latestFiling(statements) : null;
-  const usableCap = lastPrice && fundamentalsFiled && fundamentalsFiled > lastPrice.date ? null : marketCap;
+  const latestFlow = statements ? StatementBook.of(statements).latestFlow() : null;
+  const usableCap =
+    lastPrice &&
+    ((fundamentalsFiled && fundamentalsFiled > lastPrice.date) ||
+      (latestFlow !== null && !isCurrent(latestFlow, lastPrice.date)))
+      ? null
+      : marketCap;
   if (statements) addFundamentals(add, symbol, statements, usableCap, input, basis);
   if (input.dividends && input.dividends.length > 0 && lastPrice) {
     const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices });

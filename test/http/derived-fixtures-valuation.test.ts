@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
 import {
   addYears,
+  daysBetween,
   EQUITY,
   type Fact,
   factsOf,
@@ -120,6 +121,13 @@ function netIncomeKnownAt(raw: RawFacts, date: string): { end: string; value: nu
   return periods.find((p) => p.known <= date) ?? null;
 }
 
+/**
+ * docs/methodology.md, "Point in time": statements whose latest full-year period (a TTM for
+ * these quarterly filers) ended more than 365 days before a date are not current there, and no
+ * multiple combines them with that date's price.
+ */
+const isCurrentAt = (ni: { end: string }, date: string) => daysBetween(ni.end, date) <= 365;
+
 describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(root);
   const get = <T = Json>(path: string) => fixtures.get<T>(path);
@@ -138,16 +146,31 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       // No split between the share count's date and the last price for any of the three.
       expect(splitFactorAfter(m.splits, s.asOf)).toBe(1);
       expectRel(body.valuation.market_cap, m.last.close * s.shares, `${ticker} market_cap`);
-      // P/E: market cap / TTM NetIncomeLoss of the latest period first filed by the last price date.
+      // P/E: market cap / TTM NetIncomeLoss of the latest period first filed by the last price
+      // date, while that period is current.
       const ni = netIncomeKnownAt(m.raw, m.last.date);
       if (!ni) throw new Error(`${ticker}: no net income known on ${m.last.date}`);
-      if (ni.value > 0)
+      if (ni.value > 0 && isCurrentAt(ni, m.last.date))
         expectRel(body.valuation.pe_ratio, (m.last.close * s.shares) / ni.value, `${ticker} pe_ratio`);
       else expect(body.valuation.pe_ratio).toBeNull();
       // No dividends/<T>.csv for these three: no dividend data, so no dividend yield.
       expect(body.valuation.dividend_yield).toBeNull();
     });
   }
+
+  test("TSLA's statements end with the TTM to 2022-09-30: at the last price (2024-03-08) only the market cap is given", async () => {
+    const m = market("TSLA");
+    const ni = netIncomeKnownAt(m.raw, m.last.date);
+    expect(ni?.end).toBe("2022-09-30");
+    expect(daysBetween(ni?.end as string, m.last.date)).toBeGreaterThan(365);
+    const { valuation } = await get<Snapshot>("/securities/TSLA/valuation");
+    expect(valuation.market_cap as number).toBeGreaterThan(0);
+    for (const field of ["pe_ratio", "ps_ratio", "pb_ratio", "enterprise_value", "ev_to_ebitda", "fcf_yield"])
+      expect(valuation[field], field).toBeNull();
+    // Market-based yields of the other tables are not computed on that market cap either.
+    const owner = await get<{ owner_earnings: Record<string, unknown> }>("/stocks/TSLA/owner-earnings");
+    expect(owner.owner_earnings.owner_earnings_yield).toBeNull();
+  });
 
   test("NVDA snapshot ignores the 10:1 split of 2024-06-10, after the last price (2024-03-08)", async () => {
     const m = market("NVDA");
@@ -260,11 +283,12 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       expect(checked).toBeGreaterThan(12);
     });
 
-    test(`${ticker} history: pe_ratio is null only when no positive TTM net income was filed by then`, async () => {
+    test(`${ticker} history: pe_ratio is null only when no positive, current TTM net income was filed by then`, async () => {
       const m = market(ticker);
       for (const row of await historyOf(ticker)) {
         const ni = netIncomeKnownAt(m.raw, row.date);
-        if (ni === null || ni.value <= 0) expect(row.pe_ratio, `${ticker} ${row.date}`).toBeNull();
+        if (ni === null || ni.value <= 0 || !isCurrentAt(ni, row.date))
+          expect(row.pe_ratio, `${ticker} ${row.date}`).toBeNull();
         else
           expectRel(
             row.pe_ratio,
@@ -401,7 +425,11 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
           else expectRel(v, expected, `${ticker} ${p.date} ${field}`, 1e-12);
         }
       });
-      expect(ranked).toBeGreaterThan(0);
+      // Points apply the fundamentals of the last price date: none when they are not current.
+      const m = market(ticker);
+      const today = netIncomeKnownAt(m.raw, m.last.date);
+      if (today !== null && isCurrentAt(today, m.last.date)) expect(ranked).toBeGreaterThan(0);
+      else expect(points.every((p) => p.pe === null)).toBe(true);
       // One by hand: the last point's 3-year rank over the 36 monthly pe values ending with it.
       const last = points.at(-1) as Point;
       const window = points.slice(-36).map((q) => q.pe);

@@ -6,10 +6,25 @@
  * costs O(M + P) after one sort (docs/methodology.md, "Point in time").
  */
 import type { StatementPeriod } from "../../domain/statements.ts";
+import { daysBetween } from "./date-math.ts";
 import type { BalanceValues, CompanyStatements, SharesObservation } from "./inputs.ts";
 import { fieldValue } from "./line-items.ts";
 import { NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
-import { type FlowPeriod, StatementBook } from "./statement-book.ts";
+import { type FlowPeriod, type FlowPeriodType, StatementBook } from "./statement-book.ts";
+
+/**
+ * How many days after its end the latest full-year flow period is still current. A quarterly
+ * filer's TTM is replaced every quarter, its last one at most ~5 months old; a filer of annual
+ * reports only (20-F) files months after its year ends, so its latest year can be ~16 months
+ * old. Past this the company stopped filing, or the data stops (Tesla's companyfacts end in
+ * 2022): its statements are not combined with that day's price (docs/methodology.md).
+ */
+const CURRENT_FOR_DAYS: Readonly<Record<FlowPeriodType, number>> = { ttm: 365, annual: 545 };
+
+/** Whether a full-year flow period is still the company's current one on `date`. */
+export function isCurrent(flow: Pick<FlowPeriod, "period_type" | "period_end">, date: string): boolean {
+  return daysBetween(flow.period_end, date) <= CURRENT_FOR_DAYS[flow.period_type];
+}
 
 /** What was known about a company at one date. */
 export interface KnownFundamentals {
@@ -92,6 +107,11 @@ export class PointInTimeFundamentals {
       changed = true;
     }
     if (changed || this.known === null) this.known = this.summarize();
+    const flow = this.known.flow;
+    if (flow !== null && !isCurrent(flow, date)) {
+      // Stale statements: only the share count (which moves slowly) still gives a market cap.
+      return { ...NOTHING_KNOWN, shares: this.known.shares, currency: this.known.currency };
+    }
     return this.known;
   }
 
