@@ -135,6 +135,14 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
     const before = shares(addYears(end, -1))?.val as number;
     expect(c.share_count_diluted).toBe(now);
     expect(c.share_count_change_1y).toBe(now - before);
+    // Net new borrowing: long-term debt issued − repaid + the net commercial paper line.
+    expect(c.debt_issued).toBe(year("ProceedsFromIssuanceOfLongTermDebt"));
+    expect(c.debt_repaid).toBe(year("RepaymentsOfLongTermDebt"));
+    expect(c.net_debt_change).toBe(
+      year("ProceedsFromIssuanceOfLongTermDebt") -
+        year("RepaymentsOfLongTermDebt") +
+        year("ProceedsFromRepaymentsOfCommercialPaper"),
+    );
     // Prices end 2024-03-08, long before this fiscal year was filed: no market cap to divide by.
     expect(c.buyback_yield).toBeNull();
   });

@@ -76,7 +76,7 @@ export function computeCapitalAllocation(input: CapitalAllocationInput): Capital
       acquisition_spend: magnitude(fieldValue(cash, "purchase_of_business")),
       debt_issued: debtIssued,
       debt_repaid: debtRepaid,
-      net_debt_change: differencePresent(debtIssued, debtRepaid) ?? fieldValue(cash, "net_issuance_of_debt"),
+      net_debt_change: fieldValue(cash, "net_issuance_of_debt") ?? differencePresent(debtIssued, debtRepaid),
       share_count_diluted: shares,
       share_count_change_1y: difference(shares, dilutedShares(book.flowYearsBefore(latest, 1), basis)),
       buyback_yield: ratioOverPositive(netBuybacks, input.market_cap),
