@@ -129,21 +129,19 @@ describe("dividend growth", () => {
 });
 
 describe("growth across a stock split", () => {
+  // FY2022 filed 2023-02-01 (before a 2-for-1 split on 2023-06-01), FY2023 filed 2024 (after).
+  const s = statements({
+    income_statement: [
+      income("2022-12-31", { diluted_average_shares: 50, diluted_eps: 4 }, { first_filed: "2023-02-01" }),
+      income("2023-12-31", { diluted_average_shares: 110, diluted_eps: 2.2 }, { first_filed: "2024-02-01" }),
+    ],
+  });
+
   test("share counts and EPS filed before a split are put on the later basis", () => {
     // FY2022 filed 2023-02-01 reports 50 shares and EPS 4; a 2-for-1 split on 2023-06-01;
     // FY2023 (filed 2024) reports 110 shares and EPS 2.2 on the new basis. Basis: after
     // every split (no prices). FY2022 on it: 100 shares, EPS 2 → share growth 110/100 − 1 =
     // 0.1, EPS 2.2/2 − 1 = 0.1.
-    const s = statements({
-      income_statement: [
-        income("2022-12-31", { diluted_average_shares: 50, diluted_eps: 4 }, { first_filed: "2023-02-01" }),
-        income(
-          "2023-12-31",
-          { diluted_average_shares: 110, diluted_eps: 2.2 },
-          { first_filed: "2024-02-01" },
-        ),
-      ],
-    });
     const basis = { splits: [{ date: "2023-06-01", ratio: 2 }], date: null };
     const g = computeGrowth({ statements: s, basis })?.growth;
     expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
@@ -155,16 +153,6 @@ describe("growth across a stock split", () => {
     // 2023-02-01): 50 shares, EPS 4, already on the prices' basis. FY2023 (filed 2024): 110
     // shares, EPS 2.2 on the post-split basis → 55 shares, EPS 4.4. Growth 55/50 − 1 = 0.1
     // and 4.4/4 − 1 = 0.1, not 110/50 − 1 = 1.2 and 2.2/4 − 1 = −0.45.
-    const s = statements({
-      income_statement: [
-        income("2022-12-31", { diluted_average_shares: 50, diluted_eps: 4 }, { first_filed: "2023-02-01" }),
-        income(
-          "2023-12-31",
-          { diluted_average_shares: 110, diluted_eps: 2.2 },
-          { first_filed: "2024-02-01" },
-        ),
-      ],
-    });
     const basis = { splits: [{ date: "2023-06-01", ratio: 2 }], date: "2023-03-31" };
     const g = computeGrowth({ statements: s, basis })?.growth;
     expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
