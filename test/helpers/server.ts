@@ -16,9 +16,8 @@ function template(name: string, build: (dataDir: string) => Promise<unknown>): P
   let dir = templates.get(name);
   if (!dir) {
     dir = (async () => {
-      // Kept for the whole test process (other files copy it), removed when it exits.
-      const d = mkdtempSync(join(tmpdir(), "stockd-template-"));
-      process.once("exit", () => rmSync(d, { recursive: true, force: true }));
+      // Kept for the whole test run (other files copy it).
+      const d = tempDir("stockd-template-");
       await build(d);
       return d;
     })();
