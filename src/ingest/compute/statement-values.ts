@@ -166,8 +166,8 @@ function alignPerShareBasis(values: BaseValues): BaseValues {
  * is the mean of the quarters' reported counts, needing at least three of the four: 10-Ks
  * report full-year counts, not fourth-quarter ones, so requiring four would leave three TTM
  * periods out of four without shares. The counts are first put on the basis of the window's
- * latest one: across a stock split, quarters filed before it are on the old basis and those
- * restated after it on the new one. TTM EPS = TTM net income (available to common
+ * latest-filed one: across a stock split, quarters filed before it are on the old basis and
+ * those restated after it on the new one. TTM EPS = TTM net income (available to common
  * shareholders, else net income) / that average share count — not a sum of quarterly EPS,
  * which would need the fourth-quarter EPS that 10-Ks no longer report.
  */
@@ -211,22 +211,30 @@ function sum(parts: ReadonlyArray<Sourced | null>): Sourced | null {
 }
 
 /**
- * Share counts on the basis of the latest present one: walking back, a change between
- * neighbouring counts that matches a split ratio (splits.ts) is a split between them, and the
- * earlier counts are converted by it.
+ * Share counts on one basis: that of the latest-filed count, as the period's `last_filed`
+ * (the basis its per-share figures are read on) is the latest filing of its values. A change
+ * between neighbouring counts that matches a split ratio (splits.ts) is a split between them.
  */
 function onLatestBasis(parts: ReadonlyArray<Sourced | null>): Array<Sourced | null> {
-  const out = [...parts];
+  // Each present count's factor relative to the first one: the product of the splits before it.
+  const factors: number[] = [];
+  let previous: Sourced | null = null;
   let factor = 1;
-  let next: Sourced | null = null;
-  for (let i = out.length - 1; i >= 0; i--) {
-    const part = out[i];
-    if (part === null || part === undefined) continue;
-    if (next !== null && part.value > 0) factor *= splitRatio(next.value / part.value) ?? 1;
-    next = part;
-    if (factor !== 1) out[i] = { ...part, value: Math.round(part.value * factor) };
-  }
-  return out;
+  let anchor = -1;
+  parts.forEach((part, i) => {
+    if (part === null) return;
+    if (previous !== null && previous.value > 0) factor *= splitRatio(part.value / previous.value) ?? 1;
+    factors[i] = factor;
+    previous = part;
+    if (anchor < 0 || part.lastFiled >= (parts[anchor] as Sourced).lastFiled) anchor = i;
+  });
+  if (anchor < 0) return [...parts];
+  const target = factors[anchor] as number;
+  return parts.map((part, i) => {
+    if (part === null) return null;
+    const scale = target / (factors[i] as number);
+    return scale === 1 ? part : { ...part, value: Math.round(part.value * scale) };
+  });
 }
 
 /** Mean of the present values, when at least `needed` are present. */
