@@ -62,6 +62,14 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     compute: (g) => g("operating_income") ?? sumBoth(g("pretax_income"), g("interest_expense")),
   },
   {
+    field: "cash_flow_depreciation_depletion_amortization",
+    rule: "Depreciation + AmortizationOfIntangibleAssets (ifrs-full: DepreciationExpense + AmortisationExpense) when no combined concept is tagged; depreciation alone without amortization",
+    compute: (g) => {
+      const depreciation = g("aux_depreciation");
+      return depreciation === null ? null : sumPresent(depreciation, g("aux_amortization"));
+    },
+  },
+  {
     field: "depreciation_and_amortization",
     rule: "the cash-flow add-back (few filers show D&A as an income-statement line)",
     compute: (g) => g("cash_flow_depreciation_depletion_amortization"),

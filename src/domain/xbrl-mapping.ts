@@ -2,10 +2,7 @@
  * Which XBRL concepts fill which statement field: the one mapping table of the importer.
  *
  * Each field has an ordered concept priority list, written as space-separated tokens:
- * `Name` is us-gaap:Name, `ifrs:Name` is ifrs-full:Name, a leading `-` negates the value, and
- * a leading `~` marks a narrower concept, used only for a period no other concept reports
- * (a filer's later `Depreciation` must not replace the same year's depreciation and
- * amortization).
+ * `Name` is us-gaap:Name, `ifrs:Name` is ifrs-full:Name, and a leading `-` negates the value.
  * For every period the first concept the company reported for that period wins, so a filer
  * that moved from SalesRevenueNet to RevenueFromContractWithCustomerExcludingAssessedTax
  * keeps one revenue line. Fields with an empty list are filled only by derivation rules
@@ -32,8 +29,6 @@ export interface ConceptRef {
   name: string;
   /** -1 when the concept reports an outflow (or an asset increase) as a positive amount. */
   sign: 1 | -1;
-  /** A narrower concept: it fills a period only when no other concept of the list does. */
-  narrower: boolean;
 }
 
 /** What the value of a field measures, which selects the unit of the facts used. */
@@ -52,6 +47,8 @@ export type AuxField =
   | "aux_current_portion_long_term_debt"
   | "aux_long_term_debt_including_current"
   | "aux_net_short_term_debt"
+  | "aux_depreciation"
+  | "aux_amortization"
   | "aux_selling_and_marketing"
   | "aux_general_and_administrative";
 
@@ -155,7 +152,7 @@ const CASH_FLOW: Record<CashFlowField, string> = {
   net_income_from_continuing_operations:
     "IncomeLossFromContinuingOperations ProfitLoss NetIncomeLoss ifrs:ProfitLossFromContinuingOperations ifrs:ProfitLoss",
   cash_flow_depreciation_depletion_amortization:
-    "DepreciationDepletionAndAmortization DepreciationAmortizationAndAccretionNet DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense ~Depreciation",
+    "DepreciationDepletionAndAmortization DepreciationAmortizationAndAccretionNet DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense",
   stock_based_compensation:
     "ShareBasedCompensation AllocatedShareBasedCompensationExpense ifrs:AdjustmentsForSharebasedPayments",
   asset_impairment_charge: "AssetImpairmentCharges ImpairmentOfLongLivedAssetsHeldForUse",
@@ -264,6 +261,9 @@ const AUX: Record<AuxField, string> = {
   aux_current_portion_long_term_debt:
     "LongTermDebtCurrent ConvertibleDebtCurrent ifrs:CurrentPortionOfLongtermBorrowings",
   aux_long_term_debt_including_current: "LongTermDebt",
+  // The parts of D&A, for filers that tag no combined concept (xbrl-derived.ts).
+  aux_depreciation: "Depreciation ifrs:DepreciationExpense",
+  aux_amortization: "AmortizationOfIntangibleAssets ifrs:AmortisationExpense",
   // Commercial paper and other short-term debt, shown net on one cash-flow line.
   aux_net_short_term_debt:
     "ProceedsFromRepaymentsOfCommercialPaper ProceedsFromRepaymentsOfShortTermDebt ifrs:CashFlowsFromUsedInIncreaseDecreaseInCurrentBorrowings",
@@ -287,13 +287,11 @@ export function parseConceptList(list: string): ConceptRef[] {
     .split(" ")
     .filter((token) => token !== "")
     .map((token) => {
-      const narrower = token.startsWith("~");
-      const signed = narrower ? token.slice(1) : token;
-      const sign = signed.startsWith("-") ? -1 : 1;
-      const bare = sign === -1 ? signed.slice(1) : signed;
+      const sign = token.startsWith("-") ? -1 : 1;
+      const bare = sign === -1 ? token.slice(1) : token;
       return bare.startsWith("ifrs:")
-        ? { taxonomy: "ifrs-full", name: bare.slice(5), sign, narrower }
-        : { taxonomy: "us-gaap", name: bare, sign, narrower };
+        ? { taxonomy: "ifrs-full", name: bare.slice(5), sign }
+        : { taxonomy: "us-gaap", name: bare, sign };
     });
 }
 

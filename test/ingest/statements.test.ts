@@ -305,27 +305,29 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     }
   });
 
-  test("a narrower concept filed later does not replace a period's broader one (Marvell FY2023 D&A)", () => {
-    const { raw, out } = company(MRVL);
-    const cash = periodAt(out.cash_flow_statement, "annual", "2023-01-28");
-    const broad = rawValue(raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
-    const depreciation = rawFacts(raw, "Depreciation", "USD", "2022-01-30", "2023-01-28");
-    // Depreciation alone, re-filed in the FY2024 and FY2025 10-Ks, is the later filing.
-    expect(depreciation.some((f) => f.filed > "2024-01-01" && f.val < broad)).toBe(true);
-    expect(cash.values.cash_flow_depreciation_depletion_amortization).toBe(broad);
-  });
-
-  test("net issuance of debt counts commercial paper, shown net on its own line (Apple FY2025)", () => {
-    const { raw, out } = company(AAPL);
-    const cash = periodAt(out.cash_flow_statement, "annual", "2025-09-27");
-    const [start, end] = ["2024-09-29", "2025-09-27"];
-    const paper = rawValue(raw, ["ProceedsFromRepaymentsOfCommercialPaper"], start, end);
-    expect(paper).toBeLessThan(0);
-    expect(cash.values.net_issuance_of_debt).toBe(
-      rawValue(raw, ["ProceedsFromIssuanceOfLongTermDebt"], start, end) -
-        rawValue(raw, ["RepaymentsOfLongTermDebt"], start, end) +
-        paper,
-    );
+  test("D&A: the combined concept where tagged, else depreciation + amortization of intangibles (Marvell, TSM)", () => {
+    const mrvl = company(MRVL);
+    // FY2023: DepreciationAndAmortization, although Depreciation alone was filed later.
+    const fy2023 = periodAt(mrvl.out.cash_flow_statement, "annual", "2023-01-28");
+    const combined = rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
+    const depreciation = rawFacts(mrvl.raw, "Depreciation", "USD", "2022-01-30", "2023-01-28");
+    expect(depreciation.some((f) => f.filed > "2024-01-01" && f.val < combined)).toBe(true);
+    expect(fy2023.values.cash_flow_depreciation_depletion_amortization).toBe(combined);
+    // FY2026: only the parts are tagged.
+    const fy2026 = periodAt(mrvl.out.cash_flow_statement, "annual", "2026-01-31");
+    expect(() => rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2025-02-02", "2026-01-31")).toThrow();
+    const parts =
+      rawValue(mrvl.raw, ["Depreciation"], "2025-02-02", "2026-01-31") +
+      rawValue(mrvl.raw, ["AmortizationOfIntangibleAssets"], "2025-02-02", "2026-01-31");
+    expect(fy2026.values.cash_flow_depreciation_depletion_amortization).toBe(parts);
+    // TSM (ifrs-full, TWD) tags DepreciationExpense and AmortisationExpense: EBITDA = EBIT + both.
+    const tsm = company(TSM);
+    const income = periodAt(tsm.out.income_statement, "annual", "2024-12-31");
+    const da =
+      rawValue(tsm.raw, ["DepreciationExpense"], "2024-01-01", "2024-12-31", "TWD", "ifrs-full") +
+      rawValue(tsm.raw, ["AmortisationExpense"], "2024-01-01", "2024-12-31", "TWD", "ifrs-full");
+    expect(income.values.depreciation_and_amortization).toBe(da);
+    expect(income.values.ebitda).toBe((income.values.ebit as number) + da);
   });
 
   test("total non-current assets are total − current assets, not the geographic note's NoncurrentAssets (Alphabet)", () => {

@@ -25,7 +25,6 @@ interface ReportedConcept {
   key: string;
   series: ConceptSeries;
   sign: 1 | -1;
-  narrower: boolean;
 }
 
 /** Resolves mapped field values of one company in one reporting currency. */
@@ -54,7 +53,7 @@ export class FieldResolver {
           s = new ConceptSeries(facts);
           series.set(key, s);
         }
-        found.push({ key, series: s, sign: ref.sign, narrower: ref.narrower });
+        found.push({ key, series: s, sign: ref.sign });
       }
       return found;
     });
@@ -86,13 +85,11 @@ export class FieldResolver {
     const out: BaseValues = new Map();
     this.mappings.forEach((m, i) => {
       const candidates: Sourced[] = [];
-      const narrower: Sourced[] = [];
-      for (const { key, series, sign, narrower: narrow } of this.reported[i] ?? []) {
+      for (const { key, series, sign } of this.reported[i] ?? []) {
         const value = read(m, series, key);
-        if (value !== null)
-          (narrow ? narrower : candidates).push(sign === 1 ? value : { ...value, value: -value.value });
+        if (value !== null) candidates.push(sign === 1 ? value : { ...value, value: -value.value });
       }
-      out.set(m.field, pick(candidates) ?? pick(narrower));
+      out.set(m.field, pick(candidates));
     });
     return out;
   }
