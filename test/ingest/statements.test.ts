@@ -285,6 +285,17 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     expect(row.values.diluted_average_shares).toBe(filedCount * 4);
   });
 
+  test("one filing's EPS and count are never realigned: a rounded EPS is not a split (Marvell Q2 FY2023)", () => {
+    const { raw, out } = company(MRVL);
+    const row = periodAt(out.income_statement, "quarterly", "2022-07-30");
+    // The 10-Q reported EPS 0.01 on 4.3M of earnings and 857.9M shares: 0.01 × count / earnings ≈ 2.
+    const shares = rawValue(raw, DILUTED_SHARES, "2022-05-01", "2022-07-30", "shares");
+    expect(rawValue(raw, ["EarningsPerShareDiluted"], "2022-05-01", "2022-07-30", "USD/shares")).toBe(0.01);
+    expect(row.values.diluted_average_shares).toBe(shares);
+    const ttm = periodAt(out.income_statement, "ttm", "2022-07-30");
+    expect((ttm.values.diluted_average_shares as number) / shares).toBeCloseTo(1, 1);
+  });
+
   test("EPS × diluted count ≈ earnings in every row (no row mixes split bases)", () => {
     for (const cik of [AAPL, NVDA, TSLA]) {
       let checked = 0;

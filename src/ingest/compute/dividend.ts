@@ -147,6 +147,21 @@ function forwardDividends(
   return overdue ? null : latest.amount * perYear;
 }
 
+/**
+ * The payment the forward figure repeats: the announced one when it continues the schedule
+ * (0.5–2× the latest paid: a raise or a cut, not a special dividend), else the latest paid.
+ */
+function declaredPayment(
+  rows: readonly DividendRow[],
+  next: DividendRow | null,
+  latest: { ex_date: string; amount: number } | null,
+): { ex_date: string; amount: number } | null {
+  const announced = next === null ? null : latestPayment(rows, next.ex_date);
+  if (announced === null || latest === null || latest.amount <= 0) return announced ?? latest;
+  const change = announced.amount / latest.amount;
+  return change >= 0.5 && change <= 2 ? announced : latest;
+}
+
 /** The dividend snapshot at `as_of`; null without dividend rows or without a date. */
 export function computeDividendSnapshot(input: DividendInput): DividendSnapshot | null {
   const rows = sortedDividends(input.dividends);
@@ -158,8 +173,7 @@ export function computeDividendSnapshot(input: DividendInput): DividendSnapshot 
   const latest = latestPayment(rows, asOf);
   const frequency = inferDividendFrequency(rows.map((r) => r.ex_date));
   const dpsTtm = trailingDividendSum(rows, asOf) ?? 0;
-  const declared = next === null ? latest : latestPayment(rows, next.ex_date);
-  const forward = forwardDividends(declared, frequency, asOf);
+  const forward = forwardDividends(declaredPayment(rows, next, latest), frequency, asOf);
   const range = dividendYieldRange(rows, prices, asOf);
   return {
     as_of_date: asOf,

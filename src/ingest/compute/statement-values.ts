@@ -15,6 +15,7 @@ import {
   tidy,
 } from "./concept-series.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
+import type { SplitEvent } from "./inputs.ts";
 import { splitRatio } from "./splits.ts";
 
 /** Mapped values of one period, by field; null where no concept had a value. */
@@ -39,6 +40,8 @@ export class FieldResolver {
     private readonly mappings: readonly FieldMapping[],
     /** The quarters of each fiscal year, index 0..3, as in the calendar. */
     private readonly slotsOf: (year: FiscalYear) => ReadonlyArray<QuarterSlot | undefined>,
+    /** The company's splits, inferred from its shares outstanding (splits.ts). */
+    private readonly splits: readonly SplitEvent[],
   ) {
     const series = new Map<string, ConceptSeries>();
     this.reported = mappings.map((m) => {
@@ -62,6 +65,7 @@ export class FieldResolver {
   /** Mapped values of a known fiscal year. */
   annual(year: FiscalYear): BaseValues {
     return alignPerShareBasis(
+      this.splits,
       this.resolve((m, s) => {
         if (m.timing === "instant") return s.instantAt(year.end);
         if (m.timing === "opening") return s.instantAt(year.start - 1);
@@ -73,6 +77,7 @@ export class FieldResolver {
   /** Mapped values of one fiscal quarter. */
   quarterly(slot: QuarterSlot): BaseValues {
     return alignPerShareBasis(
+      this.splits,
       this.resolve((m, s, key) => {
         if (m.timing === "instant") return s.instantAt(slot.end);
         if (m.timing === "opening") return slot.start === null ? null : s.instantAt(slot.start - 1);
@@ -130,27 +135,40 @@ const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
  * A period's EPS and its share count on one split basis. Each takes the latest filing that
  * reports it, and a filing after a split may restate one and not the other (Apple's FY2020
  * 10-K restated FY2019's quarterly EPS on the 4-for-1 basis; the counts stayed as the 10-Qs
- * filed them): when EPS × count / earnings matches a split ratio, the earlier-filed of the two
- * is converted to the later one's basis.
+ * filed them). When EPS × count / earnings matches the ratio of a split that happened between
+ * the two filings, the earlier-filed of the two is converted to the later one's basis. Values
+ * of one filing are never touched: their mismatch is rounding (an EPS of 0.01 for 0.005),
+ * preferred dividends or ADS units, not a split.
  */
-function alignPerShareBasis(values: BaseValues): BaseValues {
+function alignPerShareBasis(splits: readonly SplitEvent[], values: BaseValues): BaseValues {
   const earnings = values.get("net_income_common_stockholders") ?? values.get("net_income") ?? null;
   if (earnings === null || earnings.value === 0) return values;
   for (const [perShare, basis] of Object.entries(PER_SHARE_BASIS)) {
     const eps = values.get(perShare) ?? null;
     const shares = values.get(basis) ?? null;
-    if (eps === null || shares === null) continue;
+    if (eps === null || shares === null || eps.lastFiled === shares.lastFiled) continue;
     const ratio = splitRatio((eps.value * shares.value) / earnings.value);
-    if (ratio === null) continue;
+    const epsLater = eps.lastFiled > shares.lastFiled;
+    // EPS restated after an n-for-1 split is 1/n of the old one: EPS × old count / earnings = 1/n.
+    if (
+      ratio === null ||
+      !splitBetween(splits, epsLater ? 1 / ratio : ratio, eps.lastFiled, shares.lastFiled)
+    )
+      continue;
     const filed = {
       firstFiled: later(eps.firstFiled, shares.firstFiled),
       lastFiled: later(eps.lastFiled, shares.lastFiled),
     };
-    if (eps.lastFiled >= shares.lastFiled)
-      values.set(basis, { ...filed, value: Math.round(shares.value / ratio) });
+    if (epsLater) values.set(basis, { ...filed, value: Math.round(shares.value / ratio) });
     else values.set(perShare, { ...filed, value: tidy(eps.value / ratio) });
   }
   return values;
+}
+
+/** Whether a split of `ratio` is dated after the earlier of two filing dates and by the later. */
+function splitBetween(splits: readonly SplitEvent[], ratio: number, a: string, b: string): boolean {
+  const [from, to] = a < b ? [a, b] : [b, a];
+  return splits.some((s) => s.date > from && s.date <= to && Math.abs(s.ratio / ratio - 1) < 1e-9);
 }
 
 /**
@@ -172,6 +190,7 @@ export function trailingValues(
   mappings: readonly FieldMapping[],
   window: readonly BaseValues[],
   annual: BaseValues | null,
+  splits: readonly SplitEvent[],
 ): BaseValues {
   const out: BaseValues = new Map();
   for (const m of mappings) {
@@ -181,7 +200,7 @@ export function trailingValues(
     else if (m.timing === "opening") value = parts[0] ?? null;
     else if (m.additive) value = sum(parts);
     else if (annual !== null) value = annual.get(m.field) ?? null;
-    else value = m.unit === "shares" ? mean(onLatestBasis(parts), 3) : null;
+    else value = m.unit === "shares" ? mean(onLatestBasis(parts, splits), 3) : null;
     out.set(m.field, value);
   }
   if (annual !== null) return out;
@@ -210,9 +229,13 @@ function sum(parts: ReadonlyArray<Sourced | null>): Sourced | null {
 /**
  * Share counts on one basis: that of the latest-filed count, as the period's `last_filed`
  * (the basis its per-share figures are read on) is the latest filing of its values. A change
- * between neighbouring counts that matches a split ratio (splits.ts) is a split between them.
+ * between neighbouring counts is a split when it matches the ratio of a split dated between
+ * their filings; any other change (an IPO, a merger, a large issue) is real.
  */
-function onLatestBasis(parts: ReadonlyArray<Sourced | null>): Array<Sourced | null> {
+function onLatestBasis(
+  parts: ReadonlyArray<Sourced | null>,
+  splits: readonly SplitEvent[],
+): Array<Sourced | null> {
   // Each present count's factor relative to the first one: the product of the splits before it.
   const factors: number[] = [];
   let previous: Sourced | null = null;
@@ -220,7 +243,13 @@ function onLatestBasis(parts: ReadonlyArray<Sourced | null>): Array<Sourced | nu
   let anchor = -1;
   parts.forEach((part, i) => {
     if (part === null) return;
-    if (previous !== null && previous.value > 0) factor *= splitRatio(part.value / previous.value) ?? 1;
+    if (previous !== null && previous.value > 0) {
+      const ratio = splitRatio(part.value / previous.value);
+      // The later-filed count is on the newer basis: a split of `ratio` if it is this one.
+      const split = ratio === null ? null : part.lastFiled > previous.lastFiled ? ratio : 1 / ratio;
+      if (ratio !== null && split !== null && splitBetween(splits, split, part.lastFiled, previous.lastFiled))
+        factor *= ratio;
+    }
     factors[i] = factor;
     previous = part;
     if (anchor < 0 || part.lastFiled >= (parts[anchor] as Sourced).lastFiled) anchor = i;

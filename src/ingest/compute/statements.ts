@@ -40,7 +40,8 @@ import {
   type FiscalYear,
   type QuarterSlot,
 } from "./fiscal-calendar.ts";
-import type { SharesObservation } from "./inputs.ts";
+import type { SharesObservation, SplitEvent } from "./inputs.ts";
+import { inferSplits } from "./splits.ts";
 import { type BaseValues, FieldResolver, trailingValues } from "./statement-values.ts";
 import { type FilingSummary, listFilings, sharesOutstanding } from "./xbrl-filings.ts";
 import { scanFacts } from "./xbrl-scan.ts";
@@ -84,7 +85,8 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
     shares_outstanding: sharesOutstanding(company),
   };
   if (currency === null) return out;
-  for (const period of computePeriods(company, buildFiscalCalendar(scan), currency)) {
+  const splits = inferSplits(out.shares_outstanding);
+  for (const period of computePeriods(company, buildFiscalCalendar(scan), currency, splits)) {
     const values = new Map<string, number | null>();
     for (const [field, sourced] of period.base) values.set(field, sourced?.value ?? null);
     applyDerivedRules(values);
@@ -102,7 +104,12 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
   return out;
 }
 
-function computePeriods(company: CompanyFacts, calendar: FiscalCalendar, currency: string): PeriodValues[] {
+function computePeriods(
+  company: CompanyFacts,
+  calendar: FiscalCalendar,
+  currency: string,
+  splits: readonly SplitEvent[],
+): PeriodValues[] {
   const slotsByYear = new Map<FiscalYear, Array<QuarterSlot | undefined>>();
   for (const slot of calendar.quarters) {
     const slots = slotsByYear.get(slot.year) ?? [undefined, undefined, undefined, undefined];
@@ -114,6 +121,7 @@ function computePeriods(company: CompanyFacts, calendar: FiscalCalendar, currenc
     currency,
     FIELD_MAPPINGS,
     (year) => slotsByYear.get(year) ?? [],
+    splits,
   );
   const annual = new Map<FiscalYear, PeriodValues>();
   for (const year of calendar.years) {
@@ -139,7 +147,7 @@ function computePeriods(company: CompanyFacts, calendar: FiscalCalendar, currenc
       slot,
     }),
   );
-  return [...annual.values(), ...quarterly, ...trailingPeriods(quarterly, annual)];
+  return [...annual.values(), ...quarterly, ...trailingPeriods(quarterly, annual, splits)];
 }
 
 interface QuarterValues extends PeriodValues {
@@ -150,6 +158,7 @@ interface QuarterValues extends PeriodValues {
 function trailingPeriods(
   quarterly: readonly QuarterValues[],
   annual: ReadonlyMap<FiscalYear, PeriodValues>,
+  splits: readonly SplitEvent[],
 ): PeriodValues[] {
   // A quarter without any flow value is missing, even when its balance sheet is known.
   const hasFlow = quarterly.map((q) => [...FLOW_FIELDS].some((field) => q.base.get(field)));
@@ -171,6 +180,7 @@ function trailingPeriods(
         FIELD_MAPPINGS,
         window.map((q) => q.base),
         fullYear,
+        splits,
       ),
     });
   }

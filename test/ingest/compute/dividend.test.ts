@@ -35,6 +35,12 @@ describe("dividend snapshot", () => {
     expect(d?.dps_forward_12m).toBeCloseTo(0.96, 12);
     expect(d?.dividend_yield_forward).toBeCloseTo(0.96 / 44, 12);
   });
+  test("an announced special dividend (over 2× the latest paid) is not annualized", () => {
+    const special = [...rows.slice(0, 5), { ex_date: "2024-03-20", pay_date: "2024-04-01", amount: 5 }];
+    const d = computeDividendSnapshot({ dividends: special, prices });
+    expect(d?.payment_amount_next).toBe(5);
+    expect(d?.dps_forward_12m).toBeCloseTo(0.88, 12); // 0.22 × 4, not 5 × 4
+  });
   test("without an announced payment the forward figure uses the latest paid", () => {
     const paid = computeDividendSnapshot({ dividends: rows.slice(0, 5), prices });
     expect(paid?.dps_forward_12m).toBeCloseTo(0.88, 12); // 0.22 × 4
