@@ -329,7 +329,27 @@ describe("filings and cover share counts", () => {
     expect(inferSplits(shares)).toEqual([{ date: "2022-06-30", ratio: 20 }]);
   });
 
-  test("a company with cover counts never uses the balance-sheet counts", () => {
+  test("cover counts that stopped more than a year before the balance sheets give way to them", () => {
+    const company = syntheticCompany([
+      ...balanceCounts,
+      {
+        concept: "EntityCommonStockSharesOutstanding",
+        taxonomy: "dei",
+        unit: "shares",
+        end: "2021-01-20",
+        val: 680,
+        accn: "0000000123-21-000003",
+        filed: "2021-02-01",
+      },
+    ]);
+    // The last cover count (2021-01-20) is 526 days older than the last balance sheet's (2022-06-30).
+    expect(computeStatements(company).shares_outstanding).toEqual([
+      { date: "2021-12-31", filed: "2022-02-02", value: 662 },
+      { date: "2022-06-30", filed: "2022-07-27", value: 13_078 },
+    ]);
+  });
+
+  test("a company with current cover counts never uses the balance-sheet counts", () => {
     const company = syntheticCompany([
       ...balanceCounts,
       {

@@ -4,7 +4,7 @@
  * capitalisation.
  */
 import type { CompanyFacts, DocumentInfo, XbrlFact } from "../sources/companyfacts.ts";
-import { fromDayNumber } from "./date-math.ts";
+import { daysBetween, fromDayNumber } from "./date-math.ts";
 import type { SharesObservation } from "./inputs.ts";
 import type { AccessionScan, FactScan } from "./xbrl-scan.ts";
 
@@ -65,17 +65,22 @@ function mostCommonEnd(a: AccessionScan): number | null {
 /**
  * Shares outstanding, oldest first, one value per date and filing, each with its own filing
  * date. The source is the cover pages (dei:EntityCommonStockSharesOutstanding), else, for a
- * company that never tags them (Alphabet, a multi-class filer), the balance sheets
+ * company that never tags them (Alphabet, a multi-class filer) or stopped tagging them more
+ * than a year before its last balance sheet, the balance sheets
  * (us-gaap:CommonStockSharesOutstanding, all classes). Never both for one company: they count
  * on different dates and bases, so a mixed series would alternate between them and could
  * show split inference (splits.ts) false jumps.
  */
 export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
-  const cover = factsOf(company, "dei", "EntityCommonStockSharesOutstanding");
-  const counts =
-    cover.length > 0
-      ? coverCounts(cover)
-      : balanceSheetCounts(factsOf(company, "us-gaap", "CommonStockSharesOutstanding"));
+  const cover = coverCounts(factsOf(company, "dei", "EntityCommonStockSharesOutstanding"));
+  const balance = balanceSheetCounts(factsOf(company, "us-gaap", "CommonStockSharesOutstanding"));
+  const last = (counts: readonly FiledCount[]) =>
+    counts.reduce<string | null>((d, c) => (d === null || c.date > d ? c.date : d), null);
+  const coverEnds = last(cover);
+  const balanceEnds = last(balance);
+  const coverStale =
+    coverEnds !== null && balanceEnds !== null && daysBetween(coverEnds, balanceEnds) > STALE_COVER_DAYS;
+  const counts = cover.length > 0 && !coverStale ? cover : balance;
   // One observation per filing: a count repeated by a later filing (a 10-K/A) must not hide
   // the original until the repeat was filed. Consumers take the latest filed on or before a date.
   return counts
@@ -85,6 +90,9 @@ export function sharesOutstanding(company: CompanyFacts): SharesObservation[] {
     )
     .map(({ date, filed, value }) => ({ date, filed, value }));
 }
+
+/** A cover count this much older than the latest balance-sheet count has stopped being filed. */
+const STALE_COVER_DAYS = 365;
 
 interface FiledCount {
   date: string;
