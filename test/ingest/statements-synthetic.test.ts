@@ -254,6 +254,17 @@ describe("values, restatements and labels", () => {
 });
 
 describe("filings and cover share counts", () => {
+  /** One cover-page count (one share class) of a filing. */
+  const coverCount = (end: string, val: number, accn: string, filed: string) => ({
+    concept: "EntityCommonStockSharesOutstanding",
+    taxonomy: "dei",
+    unit: "shares",
+    end,
+    val,
+    accn,
+    filed,
+  });
+
   test("report period from the filing's own durations, DocumentPeriodEndDate when present; amendments flagged", () => {
     const company = syntheticCompany([
       ...filing("0000000123-23-000001", "10-Q", 2023, "Q2", "2023-08-01", [
@@ -277,15 +288,7 @@ describe("filings and cover share counts", () => {
 
   test("share classes of one cover page are summed; each filing of a date is kept with its own filing date", () => {
     const cover = (accn: string, filed: string, vals: number[]) =>
-      vals.map((val) => ({
-        concept: "EntityCommonStockSharesOutstanding",
-        taxonomy: "dei",
-        unit: "shares",
-        end: "2024-01-20",
-        val,
-        accn,
-        filed,
-      }));
+      vals.map((val) => coverCount("2024-01-20", val, accn, filed));
     const company = syntheticCompany([
       ...cover("0000000123-24-000001", "2024-02-01", [300, 50]),
       ...cover("0000000123-24-000009", "2024-03-01", [360]),
@@ -332,15 +335,7 @@ describe("filings and cover share counts", () => {
   test("cover counts that stopped more than a year before the balance sheets give way to them", () => {
     const company = syntheticCompany([
       ...balanceCounts,
-      {
-        concept: "EntityCommonStockSharesOutstanding",
-        taxonomy: "dei",
-        unit: "shares",
-        end: "2021-01-20",
-        val: 680,
-        accn: "0000000123-21-000003",
-        filed: "2021-02-01",
-      },
+      coverCount("2021-01-20", 680, "0000000123-21-000003", "2021-02-01"),
     ]);
     // The last cover count (2021-01-20) is 526 days older than the last balance sheet's (2022-06-30).
     expect(computeStatements(company).shares_outstanding).toEqual([
@@ -352,15 +347,7 @@ describe("filings and cover share counts", () => {
   test("a company with current cover counts never uses the balance-sheet counts", () => {
     const company = syntheticCompany([
       ...balanceCounts,
-      {
-        concept: "EntityCommonStockSharesOutstanding",
-        taxonomy: "dei",
-        unit: "shares",
-        end: "2022-07-20",
-        val: 13_070,
-        accn: "0000000123-22-000071",
-        filed: "2022-07-27",
-      },
+      coverCount("2022-07-20", 13_070, "0000000123-22-000071", "2022-07-27"),
     ]);
     expect(computeStatements(company).shares_outstanding).toEqual([
       { date: "2022-07-20", filed: "2022-07-27", value: 13_070 },
