@@ -132,19 +132,16 @@ export function dividendYieldRange(
   return { high, low };
 }
 
-/**
- * Forward 12-month dividends: the latest declared payment (the announced one when there is one,
- * else the latest paid) × payments per year, while the schedule holds.
- */
+/** Forward 12-month dividends: `payment` (declaredPayment) × payments per year, while the schedule holds. */
 function forwardDividends(
-  latest: { ex_date: string; amount: number } | null,
+  payment: { ex_date: string; amount: number } | null,
   frequency: DividendFrequency | null,
   asOf: string,
 ): number | null {
-  if (latest === null || frequency === null || frequency === "irregular") return null;
+  if (payment === null || frequency === null || frequency === "irregular") return null;
   const perYear = PAYMENTS_PER_YEAR[frequency];
-  const overdue = daysBetween(latest.ex_date, asOf) > 365 / perYear + OVERDUE_GRACE_DAYS;
-  return overdue ? null : latest.amount * perYear;
+  const overdue = daysBetween(payment.ex_date, asOf) > 365 / perYear + OVERDUE_GRACE_DAYS;
+  return overdue ? null : payment.amount * perYear;
 }
 
 /**

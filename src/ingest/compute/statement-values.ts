@@ -241,19 +241,22 @@ function onLatestBasis(
   let previous: Sourced | null = null;
   let factor = 1;
   let anchor = -1;
-  parts.forEach((part, i) => {
-    if (part === null) return;
+  for (const [i, part] of parts.entries()) {
+    if (part === null) continue;
     if (previous !== null && previous.value > 0) {
       const ratio = splitRatio(part.value / previous.value);
-      // The later-filed count is on the newer basis: a split of `ratio` if it is this one.
-      const split = ratio === null ? null : part.lastFiled > previous.lastFiled ? ratio : 1 / ratio;
-      if (ratio !== null && split !== null && splitBetween(splits, split, part.lastFiled, previous.lastFiled))
+      // The later-filed count is on the newer basis: the split is `ratio` if this one is later.
+      const newer = part.lastFiled > previous.lastFiled;
+      if (
+        ratio !== null &&
+        splitBetween(splits, newer ? ratio : 1 / ratio, part.lastFiled, previous.lastFiled)
+      )
         factor *= ratio;
     }
     factors[i] = factor;
     previous = part;
     if (anchor < 0 || part.lastFiled >= (parts[anchor] as Sourced).lastFiled) anchor = i;
-  });
+  }
   if (anchor < 0) return [...parts];
   const target = factors[anchor] as number;
   return parts.map((part, i) => {
