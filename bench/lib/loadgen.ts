@@ -52,6 +52,57 @@ export interface LoadResult {
 
 const HEADER_END = Buffer.from("\r\n\r\n");
 const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
+const CHUNKED = /\r\ntransfer-encoding: *chunked/i;
+
+/**
+ * Finds the end of a chunked body (RFC 9112 §7.1) fed in pieces: chunk-size lines (extensions
+ * ignored), their data and CRLF, the last chunk and the trailer section up to its empty line.
+ */
+class ChunkedEnd {
+  /** The line being read (a size or trailer line), or null while in a chunk's data. */
+  private line: string | null = "";
+  /** Data bytes, and their CRLF, still to skip. */
+  private skip = 0;
+  private last = false;
+
+  /** True when `bytes` completed the body; throws on framing that is not chunked. */
+  feed(bytes: Buffer, from = 0): boolean {
+    let i = from;
+    while (i < bytes.length) {
+      if (this.line === null) {
+        const take = Math.min(this.skip, bytes.length - i);
+        this.skip -= take;
+        i += take;
+        if (this.skip === 0) this.line = "";
+        continue;
+      }
+      const newline = bytes.indexOf(10, i);
+      const end = newline < 0 ? bytes.length : newline;
+      this.line += bytes.toString("latin1", i, end);
+      if (this.line.length > 4096) throw new Error("a chunked body's line longer than 4096 bytes");
+      i = end + 1;
+      if (newline < 0) break;
+      const line = this.line.replace(/\r$/, "");
+      this.line = "";
+      if (this.last) {
+        if (line === "") return i === bytes.length || this.extra();
+        continue;
+      }
+      const size = Number.parseInt(line.split(";")[0] ?? "", 16);
+      if (!Number.isFinite(size) || size < 0) throw new Error(`a chunk size line "${line.slice(0, 20)}"`);
+      if (size === 0) this.last = true;
+      else {
+        this.skip = size + 2;
+        this.line = null;
+      }
+    }
+    return false;
+  }
+
+  private extra(): never {
+    throw new Error("bytes after a chunked body");
+  }
+}
 
 /** Latency samples in a growable typed array. */
 class Samples {
@@ -130,8 +181,10 @@ class Run {
 /** One keep-alive connection: send, read one response, repeat until the run stops. */
 class Connection {
   private head: Buffer | null = null;
-  /** Body bytes still expected; -1 while the header is incomplete. */
+  /** Body bytes still expected; -1 while the header is incomplete or the body is chunked. */
   private remaining = -1;
+  /** The end of a chunked body being read, or null. */
+  private chunked: ChunkedEnd | null = null;
   private status = 0;
   private key = 0;
   private sentAt = 0;
@@ -189,6 +242,10 @@ class Connection {
   }
 
   private receive(chunk: Buffer): void {
+    if (this.chunked) {
+      this.readChunked(chunk);
+      return;
+    }
     if (this.remaining >= 0) this.remaining -= chunk.length;
     else if (!this.readHead(chunk)) return;
     if (this.remaining > 0) return;
@@ -211,15 +268,31 @@ class Connection {
       return false;
     }
     const head = buffer.toString("latin1", 0, end);
-    const length = CONTENT_LENGTH.exec(head)?.[1];
-    if (length === undefined) {
-      this.fail(`a response without Content-Length: ${head.split("\r\n")[0]}`);
+    this.status = Number(head.slice(9, 12));
+    this.head = null;
+    if (CHUNKED.test(head)) {
+      this.chunked = new ChunkedEnd();
+      this.readChunked(buffer, end + 4);
       return false;
     }
-    this.status = Number(head.slice(9, 12));
+    const length = CONTENT_LENGTH.exec(head)?.[1];
+    if (length === undefined) {
+      this.fail(`a response with neither Content-Length nor chunked: ${head.split("\r\n")[0]}`);
+      return false;
+    }
     this.remaining = Number(length) - (buffer.length - end - 4);
-    this.head = null;
     return true;
+  }
+
+  private readChunked(bytes: Buffer, from = 0): void {
+    try {
+      if (!this.chunked?.feed(bytes, from)) return;
+    } catch (error) {
+      this.fail(String(error));
+      return;
+    }
+    this.chunked = null;
+    this.complete();
   }
 
   private complete(): void {

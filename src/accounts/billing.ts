@@ -125,15 +125,13 @@ export class Billing {
 
   /**
    * Turns a reservation into a ledger debit; resolves once it is committed to the WAL. The
-   * debit joins the batch committed at the end of this event-loop turn, or, with `atOnce`,
-   * is committed now with everything queued so far (the promise is then already settled).
+   * debit joins the batch committed at the end of this event-loop turn.
    */
   commit(
     reservation: Reservation,
     endpoint: string,
     requestId: string,
     idempotent?: Debit["idempotent"],
-    atOnce = false,
   ): Promise<CommitResult> {
     if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
     reservation.settled = true;
@@ -154,8 +152,7 @@ export class Billing {
         resolve,
         reject,
       });
-      if (atOnce) this.flush();
-      else if (!this.flushScheduled) {
+      if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => {
           this.flushScheduled = false;

@@ -14,11 +14,6 @@ export interface RequestContext {
   readonly snapshot: LoadedSnapshot | null;
   endpoint: Endpoint | null;
   reservation: Reservation | null;
-  /**
-   * Set by a route whose 200 body is larger than Bun sends at once from a later event-loop
-   * turn (see `Edge.handleDirect`): its debit is then committed at once, not batched.
-   */
-  commitAtOnce?: boolean;
   /** Set when the call carries an `Idempotency-Key` and is the first of its retries. */
   idempotency: { key: string; hash: string } | null;
 }

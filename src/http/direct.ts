@@ -16,11 +16,23 @@ export const JSON_TYPE = "application/json;charset=utf-8";
 
 type Values = Record<string, string>;
 
-/** A 200 body as a route makes it: JSON text, or a Blob of it (price windows, see PriceStore). */
-export type BodyBytes = string | Blob;
+/**
+ * A 200 body as a route makes it: JSON text, or its pieces in order (a price window: the
+ * brackets around rows that are a view of a memory-mapped file, see PriceStore).
+ */
+export type BodyBytes = string | Uint8Array[];
 
 /** A body's length (for a string, in UTF-16 units: its bytes when ASCII, as JSON mostly is). */
-export const sizeOf = (body: BodyBytes): number => (body instanceof Blob ? body.size : body.length);
+export function sizeOf(body: BodyBytes): number {
+  if (typeof body === "string") return body.length;
+  let size = 0;
+  for (const piece of body) size += piece.byteLength;
+  return size;
+}
+
+/** The body as a Response takes it whole: the text, or the pieces copied into one Blob. */
+export const wholeBody = (body: BodyBytes): string | Blob =>
+  typeof body === "string" ? body : new Blob(body);
 
 /**
  * A route answered from the snapshot's memory: a lookup, no query engine, no await. The
@@ -69,7 +81,7 @@ export class DirectRoute {
     return new Elysia({ name: `routes.direct.${d.endpoint}` }).use(billingPlugin(billing)).get(
       d.path,
       ({ params, query, request }) =>
-        new Response(d.body(snapshotOf(request), params as Values, query as Values), {
+        new Response(wholeBody(d.body(snapshotOf(request), params as Values, query as Values)), {
           headers: { "content-type": JSON_TYPE },
         }),
       {

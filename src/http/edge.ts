@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
-import { type BodyBytes, type DirectRoute, JSON_TYPE, sizeOf } from "./direct.ts";
+import { type BodyBytes, type DirectRoute, JSON_TYPE, sizeOf, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
@@ -33,14 +33,29 @@ type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Later<Answe
 const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.status);
 
 /**
- * Bodies of at least this many bytes commit their debit at once, in their request's turn. Bun
- * sends a response made in a later event-loop turn (as a batched debit's is) in one write only
- * when its body is under 15 KiB (`doRenderBlob` corks below `16384 - 1024`); at or over that,
- * the status line and every header name, separator and value go out in a `send` of their own
- * (strace: ~40 per response with our headers), 3-5× slower on loopback. `bench/bun-send.ts`
- * measures it against the Bun in use.
+ * Bodies of at least this many bytes are sent as a direct stream. Bun sends a response made
+ * in a later event-loop turn (as every billed one is: after its batched debit's commit) in
+ * one write only when its body is under 15 KiB (`doRenderBlob` corks below `16384 - 1024`);
+ * at or over that, the status line and every header name, separator and value go out in a
+ * `send` of their own (strace: ~40 per response with our headers), 3-5× slower on loopback.
+ * A direct stream's synchronous writes go out with the headers in one `sendmsg`, and its end
+ * in one more (chunked: such a body has no Content-Length). `bench/bun-send.ts` measures
+ * both against the Bun in use.
  */
 export const CORK_BYTES = 16 * 1024 - 1024;
+
+/** A Response's body for a direct route's 200, sent from a later turn (see `CORK_BYTES`). */
+export function responseBody(body: BodyBytes): string | Blob | ReadableStream {
+  if (sizeOf(body) < CORK_BYTES) return wholeBody(body);
+  return new ReadableStream({
+    type: "direct",
+    pull(controller) {
+      if (typeof body === "string") controller.write(body);
+      else for (const piece of body) controller.write(piece);
+      controller.close();
+    },
+  });
+}
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
@@ -99,9 +114,7 @@ export class Edge {
   ): Later<Response> {
     return this.run(request, addressOf, (_, ctx, url) => {
       try {
-        const body = route.answer(ctx, this.deps.billing, pathValues, url);
-        ctx.commitAtOnce = sizeOf(body) >= CORK_BYTES;
-        return new Body(body);
+        return new Body(route.answer(ctx, this.deps.billing, pathValues, url));
       } catch (error) {
         return errorResponse(error, ctx.requestId, this.deps.log);
       }
@@ -337,21 +350,19 @@ export class Edge {
     }
     const endpoint = ctx.endpoint;
     const commit = (stored?: StoredResponse, sent: Answer = answer) =>
-      this.deps.billing
-        .commit(reservation, endpoint, ctx.requestId, stored, ctx.commitAtOnce)
-        .then((committed) => {
-          const waiting = ctx.idempotency ? this.pending.get(ctx) : undefined;
-          if (!committed.ok) {
-            waiting?.abandon();
-            const refused = new ApiError("insufficient_credits", "the balance no longer covers this call");
-            return this.finish(request, url, problemResponse(refused, ctx.requestId), ctx, headers);
-          }
-          if (stored) waiting?.finish(stored);
-          this.pending.delete(ctx);
-          headers["x-credits-charged"] = String(PRICING[endpoint]);
-          headers["x-credits-remaining"] = String(committed.remaining);
-          return this.finish(request, url, sent, ctx, headers);
-        });
+      this.deps.billing.commit(reservation, endpoint, ctx.requestId, stored).then((committed) => {
+        const waiting = ctx.idempotency ? this.pending.get(ctx) : undefined;
+        if (!committed.ok) {
+          waiting?.abandon();
+          const refused = new ApiError("insufficient_credits", "the balance no longer covers this call");
+          return this.finish(request, url, problemResponse(refused, ctx.requestId), ctx, headers);
+        }
+        if (stored) waiting?.finish(stored);
+        this.pending.delete(ctx);
+        headers["x-credits-charged"] = String(PRICING[endpoint]);
+        headers["x-credits-remaining"] = String(committed.remaining);
+        return this.finish(request, url, sent, ctx, headers);
+      });
     return ctx.idempotency
       ? this.stored(ctx.idempotency, answer, status).then(([s, a]) => commit(s, a))
       : commit();
@@ -410,15 +421,15 @@ export class Edge {
     const head = request.method === "HEAD";
     if (answer instanceof Body) {
       headers["content-type"] = JSON_TYPE;
-      return new Response(head ? null : answer.bytes, { headers });
+      return new Response(head ? null : responseBody(answer.bytes), { headers });
     }
     for (const name in headers) answer.headers.set(name, headers[name] as string);
     return head ? new Response(null, { status, headers: answer.headers }) : answer;
   }
 }
 
-async function bytesOf(body: BodyBytes): Promise<Uint8Array> {
-  return typeof body === "string" ? new TextEncoder().encode(body) : await body.bytes();
+function bytesOf(body: BodyBytes): Promise<Uint8Array> {
+  return new Blob(typeof body === "string" ? [body] : body).bytes();
 }
 
 type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

@@ -11,7 +11,7 @@ import {
 
 const OPEN = new TextEncoder().encode("[");
 const CLOSE = new TextEncoder().encode("]");
-const EMPTY = new Blob(["[]"]);
+const EMPTY = new TextEncoder().encode("[]");
 
 /** A file mapped into memory, or an empty array (mmap of an empty file fails). */
 function mapped(path: string): Uint8Array {
@@ -51,20 +51,20 @@ export class PriceStore {
 
   /**
    * The JSON array of one security's rows with dates in [start, end], ascending; `[]` when
-   * none. A Blob of the brackets and the mapped rows: the rows are copied once, into the Blob,
-   * which the Response then sends as it is (a Uint8Array body is copied again by Bun).
+   * none, in pieces: the brackets and a view of the mapped rows, copied only where the
+   * response is written (see `responseBody` in http/edge.ts).
    */
-  window(securityId: string, start: string, end: string): Blob {
+  window(securityId: string, start: string, end: string): Uint8Array[] {
     const slot = this.index[securityId];
-    if (!slot) return EMPTY;
+    if (!slot) return [EMPTY];
     const [first, count] = slot;
     const from = this.lowerBound(first, count, dayNumber(start));
     const to = this.lowerBound(first, count, dayNumber(end) + 1);
-    if (from === to) return EMPTY;
+    if (from === to) return [EMPTY];
     // The rows' text without the comma after the last one, between brackets.
     const begin = this.offsets[from] as number;
     const stop = (this.offsets[to] as number) - 1;
-    return new Blob([OPEN, this.text.subarray(begin, stop), CLOSE]);
+    return [OPEN, this.text.subarray(begin, stop), CLOSE];
   }
 
   /** The first row in [first, first + count) whose day is ≥ `day`. */

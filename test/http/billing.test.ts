@@ -153,7 +153,7 @@ describe("billing", () => {
 });
 
 describe("group commit", () => {
-  test("debits wait for the end of the turn, unless one must be committed at once: then all queued go with it", async () => {
+  test("the debits of one turn wait for its end, then are committed together", async () => {
     const store = AccountsStore.open(join(tempDir(), "accounts.db"));
     const billing = new Billing(store, 60_000);
     try {
@@ -165,17 +165,17 @@ describe("group commit", () => {
         if (!r.ok) throw new Error("not reserved");
         return r.reservation;
       };
-      const queued = billing.commit(reserve(), "profile", "r1");
+      const first = billing.commit(reserve(), "profile", "r1");
+      const second = billing.commit(reserve(), "price", "r2");
       expect(store.getBalance(user.value.id)).toBe(10); // batched: not committed yet
-      const atOnce = billing.commit(reserve(), "price", "r2", undefined, true);
-      // Committed before commit() returned, the queued debit with it, in one transaction.
+      // Both resolve after the one commit: each sees the balance with both debits.
+      expect(await first).toEqual({ ok: true, remaining: 8 });
+      expect(await second).toEqual({ ok: true, remaining: 8 });
       expect(store.getBalance(user.value.id)).toBe(8);
       expect(store.usageSince(user.value.id, "1970-01-01")).toEqual([
         { endpoint: "price", calls: 1, credits: 1 },
         { endpoint: "profile", calls: 1, credits: 1 },
       ]);
-      expect(await queued).toEqual({ ok: true, remaining: 8 });
-      expect(await atOnce).toEqual({ ok: true, remaining: 8 });
       expect(billing.heldFor(user.value.id)).toBe(0);
     } finally {
       billing.close();

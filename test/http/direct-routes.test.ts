@@ -5,6 +5,7 @@
  * and what is charged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CORK_BYTES } from "../../src/http/edge.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { type EdgeUnderTest, limits, startEdge } from "../reliability/helpers.ts";
 
@@ -105,5 +106,37 @@ describe("direct routes", () => {
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
     expect(server.accounts.getBalance(userId)).toBe(9);
+  });
+
+  test("a body of CORK_BYTES or more is sent chunked, a smaller one with its length; the bytes are the same", async () => {
+    const { key, userId } = server.newKey(10);
+    const year = "/stocks/DWGT/price?start_date=2024-01-01&end_date=2024-12-31";
+    const week = "/stocks/DWGT/price?start_date=2024-03-04&end_date=2024-03-08";
+    const large = await server.get(year, key);
+    const text = await large.text();
+    expect(text.length).toBeGreaterThanOrEqual(CORK_BYTES);
+    expect(large.headers.get("transfer-encoding")).toBe("chunked");
+    expect(large.headers.get("content-length")).toBeNull();
+    expect(large.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    const rows = JSON.parse(text) as { date: string }[];
+    expect(rows.length).toBeGreaterThan(200);
+    expect(rows.every((r) => r.date >= "2024-01-01" && r.date <= "2024-12-31")).toBe(true);
+    // The same bytes as the whole body Elysia's path sends.
+    const viaEdge = edge.newKey(10);
+    const headers = { authorization: `Bearer ${viaEdge.key}` };
+    const routed = await edge.handle(new Request(`http://stockd.test${year}`, { headers }), "127.0.0.1");
+    expect(await routed.text()).toBe(text);
+    const small = await server.get(week, key);
+    const smallText = await small.text();
+    expect(small.headers.get("content-length")).toBe(String(smallText.length));
+    expect(JSON.parse(smallText)).toHaveLength(5);
+    // A retried large call replays the bytes it was charged for, once.
+    const retry = { headers: { "idempotency-key": "year-1" } };
+    const first = await server.get(year, key, retry);
+    const replay = await server.get(year, key, retry);
+    expect(await first.text()).toBe(text);
+    expect(await replay.text()).toBe(text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(server.accounts.getBalance(userId)).toBe(7);
   });
 });

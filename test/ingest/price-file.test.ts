@@ -79,7 +79,7 @@ describe("serving price files", () => {
             const end = dateOf(from + length);
             const rows = securities[which] ?? [];
             const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedRow);
-            expect(await store.window(id, start, end).text()).toBe(JSON.stringify(expected));
+            expect(await new Blob(store.window(id, start, end)).text()).toBe(JSON.stringify(expected));
             expect(store.has(id)).toBe(rows.length > 0);
           }
         },
@@ -93,6 +93,6 @@ describe("serving price files", () => {
     new PriceFileWriter(dir).finish();
     const store = PriceStore.open(dir);
     expect(store.has("sec0")).toBe(false);
-    expect(await store.window("sec0", "2020-01-01", "2020-12-31").text()).toBe("[]");
+    expect(await new Blob(store.window("sec0", "2020-01-01", "2020-12-31")).text()).toBe("[]");
   });
 });
