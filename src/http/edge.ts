@@ -363,29 +363,17 @@ export class Edge {
         headers["x-credits-remaining"] = String(committed.remaining);
         return this.finish(request, url, sent, ctx, headers);
       });
-    return ctx.idempotency
-      ? this.stored(ctx.idempotency, answer, status).then(([s, a]) => commit(s, a))
-      : commit();
-  }
-
-  /** The response of an idempotent call as it is remembered, and the answer to send (its body read once). */
-  private async stored(
-    idempotency: NonNullable<RequestContext["idempotency"]>,
-    answer: Answer,
-    status: number,
-  ): Promise<[StoredResponse, Answer]> {
-    const body = answer instanceof Body ? await bytesOf(answer.bytes) : await answer.bytes();
-    const stored = {
-      key: idempotency.key,
-      request_hash: idempotency.hash,
-      status,
-      content_type: answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type"),
-      body,
-    };
-    return [
-      stored,
-      answer instanceof Body ? answer : new Response(body, { status, headers: answer.headers }),
-    ];
+    const idempotency = ctx.idempotency;
+    if (answer instanceof Body && !idempotency) return commit();
+    const contentType = answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type");
+    return readWhole(answer).then(([body, sent]) =>
+      commit(
+        idempotency
+          ? { key: idempotency.key, request_hash: idempotency.hash, status, content_type: contentType, body }
+          : undefined,
+        sent,
+      ),
+    );
   }
 
   /**
@@ -428,8 +416,20 @@ export class Edge {
   }
 }
 
-function bytesOf(body: BodyBytes): Promise<Uint8Array> {
-  return new Blob(typeof body === "string" ? [body] : body).bytes();
+/**
+ * An answer's body read once (an idempotent call's record keeps it), and the answer to send.
+ * A routed Response is rebuilt around its bytes, so that a large one goes out as a stream as
+ * a direct route's does (`responseBody`): it is sent after its commit, in a later turn.
+ */
+async function readWhole(answer: Answer): Promise<[Uint8Array, Answer]> {
+  if (answer instanceof Body) {
+    const body = answer.bytes;
+    return [await new Blob(typeof body === "string" ? [body] : body).bytes(), answer];
+  }
+  const bytes = await answer.bytes();
+  const headers = answer.headers;
+  headers.delete("content-length");
+  return [bytes, new Response(responseBody([bytes]), { status: answer.status, headers })];
 }
 
 type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

@@ -139,4 +139,32 @@ describe("direct routes", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(server.accounts.getBalance(userId)).toBe(7);
   });
+
+  test("a routed (Elysia) answer of CORK_BYTES or more is sent chunked too, its bytes unchanged", async () => {
+    const { key, userId } = server.newKey(10);
+    const path = "/stocks/DWGT/income-statement?period_type=quarterly&limit=40";
+    const large = await server.get(path, key);
+    const text = await large.text();
+    expect(large.status).toBe(200);
+    expect(text.length).toBeGreaterThanOrEqual(CORK_BYTES);
+    expect(large.headers.get("transfer-encoding")).toBe("chunked");
+    expect(large.headers.get("x-credits-charged")).toBe("1");
+    const { symbol, periods } = JSON.parse(text) as { symbol: string; periods: { period_type: string }[] };
+    expect(symbol).toBe("DWGT");
+    expect(periods.length).toBeGreaterThan(20);
+    expect(periods.every((p) => p.period_type === "quarterly")).toBe(true);
+    // One period: a body Bun sends whole, with its length; the same first period.
+    const one = await server.get("/stocks/DWGT/income-statement?period_type=quarterly&limit=1", key);
+    const oneText = await one.text();
+    expect(one.headers.get("content-length")).toBe(String(Buffer.byteLength(oneText)));
+    expect(JSON.parse(oneText)).toEqual({ symbol, periods: periods.slice(0, 1) });
+    // An idempotent retry replays the very bytes of the first answer, charged once.
+    const retry = { headers: { "idempotency-key": "statements-1" } };
+    const first = await server.get(path, key, retry);
+    const replay = await server.get(path, key, retry);
+    expect(await first.text()).toBe(text);
+    expect(await replay.text()).toBe(text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(server.accounts.getBalance(userId)).toBe(7);
+  });
 });
