@@ -17,7 +17,9 @@ export interface ServedPeriod {
 function periodsSql(kind: StatementKind): string {
   const fields = STATEMENT_FIELDS[kind].map((f) => `"${f}"`).join(", ");
   return `SELECT period_type, fiscal_year, fiscal_quarter, period_start, period_end, last_filed, currency, ${fields}
-    FROM ${kind} WHERE cik = $cik AND period_type = $period_type ORDER BY period_end DESC LIMIT $limit`;
+    FROM ${kind} WHERE cik = $cik AND period_type = $period_type
+      AND fiscal_year BETWEEN $from_year AND $to_year
+    ORDER BY period_end DESC LIMIT $limit`;
 }
 
 const SQL = {
@@ -32,19 +34,34 @@ const ANY_SQL = {
   income_statement: "SELECT 1 AS x FROM income_statement WHERE cik = $cik LIMIT 1",
 } as const;
 
+/** Which periods of a statement a call asks for. */
+export interface PeriodFilter {
+  periodType: PeriodType;
+  /** Fiscal years (the company's own labels), inclusive. */
+  fromYear: number;
+  toYear: number;
+  limit: number;
+}
+
 /**
- * The newest `limit` periods of one statement for a company, or null when the snapshot has
- * no periods of that statement for it at all (an empty list means none of that period type).
+ * The newest `limit` periods of one statement for a company that pass the filter, or null
+ * when the snapshot has no periods of that statement for it at all (an empty list means none
+ * passes).
  */
 export async function getStatementPeriods(
   snapshot: LoadedSnapshot,
   kind: StatementKind,
   cik: string,
-  periodType: PeriodType,
-  limit: number,
+  filter: PeriodFilter,
 ): Promise<ServedPeriod[] | null> {
   if (!snapshot.has(kind)) return null;
-  const rows = await snapshot.all(SQL[kind], { cik, period_type: periodType, limit });
+  const rows = await snapshot.all(SQL[kind], {
+    cik,
+    period_type: filter.periodType,
+    from_year: filter.fromYear,
+    to_year: filter.toYear,
+    limit: filter.limit,
+  });
   if (rows.length === 0) {
     const any = await snapshot.all(ANY_SQL[kind], { cik });
     return any.length === 0 ? null : [];

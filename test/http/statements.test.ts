@@ -964,6 +964,56 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       expect(apple.length).toBeLessThan(100);
     });
 
+    test("timeframe is another name for period_type; start and end keep the fiscal years between their years", async () => {
+      for (const kind of KINDS) {
+        const base = `/stocks/AAPL/${PATH[kind]}`;
+        const quarterly = await periods("AAPL", kind, "quarterly");
+        const viaTimeframe = await server.get(`${base}?timeframe=quarterly&limit=100`, key);
+        expect(((await viaTimeframe.json()) as { periods: Period[] }).periods).toEqual(quarterly);
+        const both = await server.get(`${base}?timeframe=ttm&period_type=ttm&limit=100`, key);
+        expect(((await both.json()) as { periods: Period[] }).periods).toEqual(
+          await periods("AAPL", kind, "ttm"),
+        );
+        // Apple's fiscal years end in late September: FY2020 to FY2022, whatever the dates' days.
+        const window = await server.get(
+          `${base}?period_type=quarterly&start=2020-12-31&end=2022-01-01&limit=100`,
+          key,
+        );
+        const kept = ((await window.json()) as { periods: Period[] }).periods;
+        expect(kept).toEqual(quarterly.filter((p) => p.fiscal_year >= 2020 && p.fiscal_year <= 2022));
+        expect(kept.length).toBe(12);
+        const annual = await periods("AAPL", kind, "annual");
+        const since = await server.get(`${base}?start=2019-01-01&limit=2`, key);
+        expect(((await since.json()) as { periods: Period[] }).periods).toEqual(annual.slice(0, 2));
+        const until = await server.get(`${base}?end=2015-06-30&limit=2`, key);
+        const old = ((await until.json()) as { periods: Period[] }).periods;
+        expect(old).toEqual(annual.filter((p) => p.fiscal_year <= 2015).slice(0, 2));
+        expect(old[0]?.fiscal_year).toBe(2015);
+        const none = await server.get(`${base}?start=1990-01-01&end=1991-12-31`, key);
+        expect(none.status).toBe(200);
+        expect(((await none.json()) as { periods: Period[] }).periods).toEqual([]);
+      }
+    });
+
+    test("timeframe that differs from period_type, bad or reversed start and end: 400 naming the parameter, free", async () => {
+      const { key: own, userId } = server.newKey(10);
+      const base = "/stocks/AAPL/income-statement";
+      const cases: [string, string][] = [
+        ["?timeframe=quarterly&period_type=annual", "timeframe"],
+        ["?timeframe=weekly", "timeframe"],
+        ["?start=2020", "start"],
+        ["?start=2021-02-30", "start"],
+        ["?end=20-01-01", "end"],
+        ["?start=2022-01-01&end=2021-12-31", "start"],
+      ];
+      for (const [query, name] of cases) {
+        const res = await server.get(`${base}${query}`, own);
+        await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
+        expect(chargedBy(res)).toBe(0);
+      }
+      expect(server.accounts.getBalance(userId)).toBe(10);
+    });
+
     test("TSM: TWD from ifrs-full facts", async () => {
       // CIK0001046179.json ifrs-full:Revenue / ifrs-full:Assets, unit TWD, calendar year 2024.
       for (const kind of KINDS) {

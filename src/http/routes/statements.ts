@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { STATEMENT_FIELDS, type StatementKind } from "../../domain/statements.ts";
-import { ApiError } from "../../errors.ts";
-import { getStatementPeriods } from "../../query/statements.ts";
+import { ApiError, invalidParameter } from "../../errors.ts";
+import { getStatementPeriods, type PeriodFilter } from "../../query/statements.ts";
 import { errorResponses, Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
-import { Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
+import { calendarDate, orderedRange, Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
 import { billingPlugin } from "../plugins/billing.ts";
 import type { Endpoint } from "../pricing.ts";
 import { operation } from "./operation.ts";
@@ -38,7 +38,40 @@ const DESCRIPTION =
   "year-to-date differences, Q4 = fiscal year − nine months where not reported); TTM sums the latest four " +
   "consecutive quarters (balances: the latest instant). Restated values from the latest filing win. Money " +
   "in units of `currency`; cash-flow outflows negative. Every field is present, null where the filer reports " +
-  "nothing that maps to it.";
+  "nothing that maps to it. `timeframe` is another name for `period_type`; `start` and `end` filter on " +
+  "fiscal year boundaries: a period is included when its `fiscal_year` lies between the years of `start` " +
+  "and `end`, inclusive; `limit` then takes the newest.";
+
+const PERIOD_TYPE = t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")]);
+
+interface StatementQuery {
+  period_type?: PeriodFilter["periodType"];
+  timeframe?: PeriodFilter["periodType"];
+  start?: string;
+  end?: string;
+  limit: number;
+}
+
+/** The filter a statement call's query asks for; 400 when `period_type` and `timeframe` disagree. */
+function periodFilter(query: StatementQuery): PeriodFilter {
+  const { period_type, timeframe } = query;
+  if (period_type && timeframe && period_type !== timeframe) {
+    throw invalidParameter(
+      "query",
+      "timeframe",
+      "is another name for period_type and must not differ from it",
+    );
+  }
+  const start = query.start === undefined ? null : calendarDate(query.start, "start");
+  const end = query.end === undefined ? null : calendarDate(query.end, "end");
+  orderedRange(start, end, ["start", "end"]);
+  return {
+    periodType: period_type ?? timeframe ?? "annual",
+    fromYear: start ? Number(start.slice(0, 4)) : 0,
+    toYear: end ? Number(end.slice(0, 4)) : 9999,
+    limit: query.limit,
+  };
+}
 
 function periodSchema(kind: StatementKind) {
   const fields = Object.fromEntries(STATEMENT_FIELDS[kind].map((f) => [f, NumOrNull]));
@@ -71,7 +104,7 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       const snapshot = snapshotOf(request);
       const security = resolveSecurity(snapshot, params.symbol);
       const periods = security.cik
-        ? await getStatementPeriods(snapshot, kind, security.cik, query.period_type, query.limit)
+        ? await getStatementPeriods(snapshot, kind, security.cik, periodFilter(query))
         : null;
       if (!periods) throw new ApiError("not_found", `no ${title.toLowerCase()} data for ${security.ticker}`);
       // The statement object's key is the kind, which TypeScript cannot follow through the loop.
@@ -81,11 +114,20 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       billed: endpoint,
       params: t.Object({ symbol: Params.ticker("symbol") }),
       query: queryParams({
-        period_type: t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")], {
-          default: "annual",
-          description: "annual (default), quarterly or ttm",
-          error: "period_type: must be annual, quarterly or ttm",
-        }),
+        period_type: t.Optional(
+          t.Union(PERIOD_TYPE.anyOf, {
+            description: "annual (default), quarterly or ttm",
+            error: "period_type: must be annual, quarterly or ttm",
+          }),
+        ),
+        timeframe: t.Optional(
+          t.Union(PERIOD_TYPE.anyOf, {
+            description: "another name for period_type",
+            error: "timeframe: must be annual, quarterly or ttm",
+          }),
+        ),
+        start: t.Optional(Params.date("start", "first fiscal year: the year of this date, inclusive")),
+        end: t.Optional(Params.date("end", "last fiscal year: the year of this date, inclusive")),
         limit: Params.positiveInt("limit", "number of periods", 10, 100),
       }),
       response: { 200: Body, ...errorResponses },
