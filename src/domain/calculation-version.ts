@@ -4,14 +4,14 @@
  * null rule in docs/methodology.md changes, so clients can tell the series apart.
  */
 export const CALCULATION_VERSION = {
-  metrics: "metrics-2026.11.2",
-  growth: "growth-2026.11.2",
-  capital_allocation: "capital-allocation-2026.11.2",
-  owner_earnings: "owner-earnings-2026.11.2",
-  valuation: "valuation-2026.11.2",
-  valuation_history: "valuation-history-2026.11.2",
-  valuation_points: "valuation-points-2026.11.2",
-  dividend: "dividend-2026.11.2",
+  metrics: "metrics-2026.11.3",
+  growth: "growth-2026.11.3",
+  capital_allocation: "capital-allocation-2026.11.3",
+  owner_earnings: "owner-earnings-2026.11.3",
+  valuation: "valuation-2026.11.3",
+  valuation_history: "valuation-history-2026.11.3",
+  valuation_points: "valuation-points-2026.11.3",
+  dividend: "dividend-2026.11.3",
 } as const;
 
 /** Name of a derived table that carries a calculation version. */

@@ -193,9 +193,9 @@ const CASH_FLOW: Record<CashFlowField, string> = {
   cash_flow_from_investing:
     "NetCashProvidedByUsedInInvestingActivities NetCashProvidedByUsedInInvestingActivitiesContinuingOperations ifrs:CashFlowsFromUsedInInvestingActivities",
   debt_issuance:
-    "ProceedsFromIssuanceOfDebt ProceedsFromDebtNetOfIssuanceCosts ProceedsFromIssuanceOfLongTermDebt ifrs:ProceedsFromBorrowingsClassifiedAsFinancingActivities ifrs:ProceedsFromNoncurrentBorrowings ifrs:ProceedsFromIssueOfBondsNotesAndDebentures",
+    "ProceedsFromIssuanceOfDebt ProceedsFromDebtNetOfIssuanceCosts ProceedsFromIssuanceOfLongTermDebt ProceedsFromConvertibleDebt ifrs:ProceedsFromBorrowingsClassifiedAsFinancingActivities ifrs:ProceedsFromNoncurrentBorrowings ifrs:ProceedsFromIssueOfBondsNotesAndDebentures",
   debt_payments:
-    "-RepaymentsOfDebt -RepaymentsOfLongTermDebt -RepaymentsOfDebtAndCapitalLeaseObligations -ifrs:RepaymentsOfBorrowingsClassifiedAsFinancingActivities -ifrs:RepaymentsOfNoncurrentBorrowings -ifrs:RepaymentsOfBondsNotesAndDebentures",
+    "-RepaymentsOfDebt -RepaymentsOfLongTermDebt -RepaymentsOfDebtAndCapitalLeaseObligations -RepaymentsOfConvertibleDebt -ifrs:RepaymentsOfBorrowingsClassifiedAsFinancingActivities -ifrs:RepaymentsOfNoncurrentBorrowings -ifrs:RepaymentsOfBondsNotesAndDebentures",
   net_issuance_of_debt: "ProceedsFromRepaymentsOfDebt",
   issuance_of_stock:
     "ProceedsFromIssuanceOfCommonStock ProceedsFromIssuanceOrSaleOfEquity ifrs:ProceedsFromIssuingShares",

@@ -147,6 +147,21 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
     expect(c.buyback_yield).toBeNull();
   });
 
+  test("SNOW: convertible notes issued are debt issued (ProceedsFromConvertibleDebt, its only borrowing line)", async () => {
+    const raw = factsOf(root, "SNOW");
+    // The 10-K for fiscal 2025 (filed 2025-03-21): 2.3e9 of convertible senior notes issued in
+    // the year to 2025-01-31, none in the two years before.
+    const year = (end: string) => raw.annual("ProceedsFromConvertibleDebt", end)?.val;
+    expect(year("2025-01-31")).toBe(2_300_000_000);
+    const body = await get<{ periods: { snapshot_date: string; cash_flow_statement: Json }[] }>(
+      "/stocks/SNOW/cash-flow-statement?limit=100",
+    );
+    for (const end of ["2025-01-31", "2024-01-31", "2023-01-31"]) {
+      const period = body.periods.find((p) => p.snapshot_date === end);
+      expect(period?.cash_flow_statement.debt_issuance, end).toBe(year(end) as number);
+    }
+  });
+
   test("AAPL growth: revenue_growth_1y and revenue_cagr_3y from the raw annual revenue facts", async () => {
     const raw = factsOf(root, "AAPL");
     const body = await get<{ metadata: Json; growth: Record<string, number | null> }>("/stocks/AAPL/growth");

@@ -26,6 +26,7 @@ import {
   type Split,
   splitFactorAfter,
   splitsFromActions,
+  totalDebt,
 } from "./derived-facts.ts";
 import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
 
@@ -214,6 +215,20 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
     expect(
       relDiff(body.valuation.market_cap as number, m.last.close * (diluted?.val as number)),
     ).toBeGreaterThan(1e-3);
+  });
+
+  test("GOOGL net debt is net of its marketable securities: debt − cash, cash equivalents and short-term investments", async () => {
+    const m = market("GOOGL");
+    // The 10-K for 2023 (filed 2024-01-31), the last balance sheet filed by the last price:
+    // cash 24.048e9 and marketable securities 86.868e9, reported together as 110.916e9.
+    const end = "2023-12-31";
+    const cash = m.raw.instant("CashAndCashEquivalentsAtCarryingValue", end) as number;
+    const securities = m.raw.instant("MarketableSecuritiesCurrent", end) as number;
+    const total = m.raw.instant("CashCashEquivalentsAndShortTermInvestments", end);
+    expect(total).toBe(cash + securities);
+    const body = await get<Snapshot>("/securities/GOOGL/valuation");
+    expectRel(body.valuation.net_debt, totalDebt(m.raw, end) - (total as number), "GOOGL net_debt");
+    expect(relDiff(body.valuation.net_debt as number, totalDebt(m.raw, end) - cash)).toBeGreaterThan(1);
   });
 
   type HistoryRow = { date: string; market_cap: number; pe_ratio: number | null } & Record<string, unknown>;

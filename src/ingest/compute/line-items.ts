@@ -97,9 +97,25 @@ export function totalDebtOf(balance: BalanceValues | null): number | null {
   return (short ?? 0) + (long ?? 0);
 }
 
-/** Net debt = total debt − cash and cash equivalents; null when cash is not reported. */
+/**
+ * Cash, cash equivalents and short-term investments: the reported total, else cash plus the
+ * short-term investments reported (none counts as 0); null when cash is not reported.
+ */
+export function totalCashOf(balance: BalanceValues | null): number | null {
+  const cash = fieldValue(balance, "cash_and_cash_equivalents");
+  return (
+    fieldValue(balance, "cash_equivalents_marketable_securities") ??
+    (cash === null ? null : cash + (fieldValue(balance, "marketable_securities") ?? 0))
+  );
+}
+
+/**
+ * Net debt = total debt − total cash (cash and short-term investments, which enterprise value
+ * is usually net of: a company holding its cash in Treasury bills is not more indebted than
+ * one holding deposits); null when cash is not reported.
+ */
 export function netDebtOf(balance: BalanceValues | null): number | null {
-  return difference(totalDebtOf(balance), fieldValue(balance, "cash_and_cash_equivalents"));
+  return difference(totalDebtOf(balance), totalCashOf(balance));
 }
 
 /**
@@ -115,7 +131,7 @@ export function netClaimsOf(balance: BalanceValues | null): number | null {
   );
 }
 
-/** Invested capital = total debt + stockholders' equity − cash; null when equity or cash is missing. */
+/** Invested capital = total debt + stockholders' equity − cash and short-term investments (net debt + equity); null when equity or cash is missing. */
 export function investedCapitalOf(balance: BalanceValues | null): number | null {
   const netDebt = netDebtOf(balance);
   const equity = fieldValue(balance, "total_stockholders_equity");

@@ -20,6 +20,7 @@ import {
   netBuybacksOf,
   netDebtOf,
   receivablesOf,
+  totalCashOf,
   totalDebtOf,
 } from "./line-items.ts";
 import type { OwnerEarningsMetadata } from "./owner-earnings.ts";
@@ -122,14 +123,7 @@ function returnMetrics(flow: FlowPeriod, b: Balances) {
 
 /** Cash + short-term investments + receivables (the "acid test" numerator). */
 function quickAssetsOf(balance: BalanceValues | null): number | null {
-  const cash =
-    fieldValue(balance, "cash_equivalents_marketable_securities") ??
-    (fieldValue(balance, "cash_and_cash_equivalents") === null
-      ? null
-      : sumPresent(
-          fieldValue(balance, "cash_and_cash_equivalents"),
-          fieldValue(balance, "marketable_securities"),
-        ));
+  const cash = totalCashOf(balance);
   return cash === null ? null : cash + (receivablesOf(balance) ?? 0);
 }
 

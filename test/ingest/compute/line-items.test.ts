@@ -5,6 +5,7 @@ import {
   freeCashFlowOf,
   investedCapitalOf,
   netClaimsOf,
+  netDebtOf,
   totalDebtOf,
 } from "../../../src/ingest/compute/line-items.ts";
 
@@ -55,6 +56,22 @@ describe("debt and capital", () => {
     // 40 − 15 + 5 + 0 = 30
     expect(netClaimsOf({ long_term_debt: 40, cash_and_cash_equivalents: 15, minority_interest: 5 })).toBe(30);
     expect(netClaimsOf({ long_term_debt: 40 })).toBeNull(); // no cash reported
+  });
+  test("net debt is net of short-term investments: the reported total, else cash + marketable securities", () => {
+    // 40 − (15 + 25) = 0
+    expect(netDebtOf({ long_term_debt: 40, cash_and_cash_equivalents: 15, marketable_securities: 25 })).toBe(
+      0,
+    );
+    // The reported cash-and-short-term-investments total wins: 40 − 50 = −10
+    expect(
+      netDebtOf({
+        long_term_debt: 40,
+        cash_and_cash_equivalents: 15,
+        marketable_securities: 25,
+        cash_equivalents_marketable_securities: 50,
+      }),
+    ).toBe(-10);
+    expect(netDebtOf({ long_term_debt: 40, marketable_securities: 25 })).toBeNull(); // no cash reported
   });
   test("invested capital = debt + equity − cash", () => {
     // 40 + 100 − 15 = 125

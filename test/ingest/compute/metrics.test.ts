@@ -70,7 +70,7 @@ describe("fundamental metrics, happy path", () => {
       as_of_date: TTM_END,
       period_type: "ttm",
       currency: "USD",
-      calculation_version: "metrics-2026.11.2",
+      calculation_version: "metrics-2026.11.3",
     });
   });
   test("margins divide by revenue", () => {
@@ -83,8 +83,9 @@ describe("fundamental metrics, happy path", () => {
   });
   test("returns use average balances of period end and a year earlier", () => {
     // tax rate 50 / 200 = 0.25; NOPAT = 210 × 0.75 = 157.5
-    // invested capital: end 400 + 900 − 100 = 1200, prior 300 + 800 − 80 = 1020, average 1110
-    expect(m?.roic).toBeCloseTo(157.5 / 1110, 12); // 0.141892
+    // invested capital (net of cash and short-term investments): end 400 + 900 − (100 + 50)
+    // = 1150, prior 300 + 800 − 80 = 1020, average 1085
+    expect(m?.roic).toBeCloseTo(157.5 / 1085, 12); // 0.145161
     // capital employed: end 2000 − 250 = 1750, prior 1800 − 200 = 1600, average 1675
     expect(m?.roce).toBeCloseTo(210 / 1675, 12); // 0.125373
     expect(m?.roe).toBeCloseTo(150 / 850, 12); // equity average (900 + 800) / 2 = 850 → 0.176471
@@ -97,7 +98,7 @@ describe("fundamental metrics, happy path", () => {
   });
   test("leverage and liquidity use the ending balance", () => {
     expect(m?.debt_to_equity).toBeCloseTo(400 / 900, 12); // (50 + 350) / 900 = 0.444444
-    expect(m?.net_debt_to_ebitda).toBeCloseTo(300 / 260, 12); // (400 − 100) / 260 = 1.153846
+    expect(m?.net_debt_to_ebitda).toBeCloseTo(250 / 260, 12); // (400 − (100 + 50)) / 260 = 0.961538
     expect(m?.interest_coverage).toBeCloseTo(21, 12); // 210 / 10
     expect(m?.current_ratio).toBeCloseTo(2, 12); // 500 / 250
     expect(m?.quick_ratio).toBeCloseTo(1, 12); // (100 + 50 + 100) / 250
