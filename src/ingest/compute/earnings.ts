@@ -8,8 +8,17 @@ import { ratio } from "../../domain/ratios.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
 import type { CalendarRow } from "../sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
+import { daysBetween } from "./date-math.ts";
 
-export const EARNINGS_VERSION = "earnings-2026.11.2";
+export const EARNINGS_VERSION = "earnings-2026.11.3";
+
+/**
+ * Longest time from a quarter's end to the release that reports it: 10-K deadlines are 60–90
+ * days after the year end, a 20-F's four months. A latest quarter that ended longer before the
+ * latest release is not that release's quarter (the company's facts stop, as Tesla's
+ * companyfacts do in 2022), and its EPS is not served as the latest quarter's.
+ */
+const RELEASE_LAG_DAYS = 135;
 export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 export interface EarningsSnapshot {
@@ -38,9 +47,10 @@ export interface EarningsInput {
 /**
  * Release dates: past ones are the 10-Q/10-K filing dates and calendar dates on or before
  * `asOf`; the next one is the first calendar date after it. Latest-quarter EPS: diluted EPS
- * of the latest quarterly statement; where the filer reports none for that quarter (Q4 is
- * usually only in the annual report), the imported earnings history's reported EPS for the
- * same quarter end; estimate and surprise come from the calendar or earnings history.
+ * of the latest quarterly statement, if it ended at most `RELEASE_LAG_DAYS` before the latest
+ * release; where the filer reports none for that quarter (Q4 is usually only in the annual
+ * report), the imported earnings history's reported EPS for the same quarter end; estimate
+ * and surprise come from the calendar or earnings history.
  */
 export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   const past = [...new Set([...input.reportDates, ...input.calendar.map((c) => c.earning_date)])]
@@ -50,7 +60,12 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   const next = input.calendar
     .filter((c) => c.earning_date > input.asOf)
     .sort((a, b) => a.earning_date.localeCompare(b.earning_date))[0];
-  const latestQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0] ?? null;
+  const newestQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0];
+  const release = past[0];
+  const latestQ =
+    newestQ && (release === undefined || daysBetween(newestQ.period_end, release) <= RELEASE_LAG_DAYS)
+      ? newestQ
+      : null;
   const historyQ = latestQ
     ? input.history?.quarterly.find((q) => sameMonth(q.fiscal_date_ending, latestQ.period_end))
     : undefined;
