@@ -151,8 +151,11 @@ const BALANCE_SHEET: Record<BalanceSheetField, string> = {
 const CASH_FLOW: Record<CashFlowField, string> = {
   net_income_from_continuing_operations:
     "IncomeLossFromContinuingOperations ProfitLoss NetIncomeLoss ifrs:ProfitLossFromContinuingOperations ifrs:ProfitLoss",
+  // DepreciationAmortizationAndAccretionNet exists only as a cash-flow line; a filer that tags
+  // it may tag DepreciationDepletionAndAmortization in a note for the same year, rounded or
+  // for property alone (Apple FY2015: 11.257e9 on the statement, 9.2e9 in a note, same filing).
   cash_flow_depreciation_depletion_amortization:
-    "DepreciationDepletionAndAmortization DepreciationAmortizationAndAccretionNet DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense",
+    "DepreciationAmortizationAndAccretionNet DepreciationDepletionAndAmortization DepreciationAndAmortization ifrs:AdjustmentsForDepreciationAndAmortisationExpense",
   stock_based_compensation:
     "ShareBasedCompensation AllocatedShareBasedCompensationExpense ifrs:AdjustmentsForSharebasedPayments",
   asset_impairment_charge: "AssetImpairmentCharges ImpairmentOfLongLivedAssetsHeldForUse",
@@ -252,7 +255,7 @@ const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
   ebit: "",
   ebitda: "",
   depreciation_and_amortization:
-    "DepreciationDepletionAndAmortization DepreciationAndAmortization ifrs:DepreciationAndAmortisationExpense",
+    "DepreciationAmortizationAndAccretionNet DepreciationDepletionAndAmortization DepreciationAndAmortization ifrs:DepreciationAndAmortisationExpense",
 };
 
 const AUX: Record<AuxField, string> = {

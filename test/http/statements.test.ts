@@ -1014,6 +1014,36 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       expect(server.accounts.getBalance(userId)).toBe(10);
     });
 
+    test("AAPL FY2015 D&A is the cash-flow line, not a note's figure filed the same day", async () => {
+      const start = "2014-09-28";
+      const end = "2015-09-26";
+      // Both in the FY2017 10-K (filed 2017-11-03): the statement's line and a note's 9.2e9.
+      const line = raw(AAPL, ["DepreciationAmortizationAndAccretionNet"], start, end);
+      const note = raw(AAPL, ["DepreciationDepletionAndAmortization"], start, end);
+      expect([line, note]).toEqual([11_257_000_000, 9_200_000_000]);
+      const cash = (await periods("AAPL", "cash_flow_statement", "annual")).find(
+        (p) => p.snapshot_date === end,
+      );
+      const income = (await periods("AAPL", "income_statement", "annual")).find(
+        (p) => p.snapshot_date === end,
+      );
+      expect(cash && values(cash, "cash_flow_statement").cash_flow_depreciation_depletion_amortization).toBe(
+        line,
+      );
+      expect(income && values(income, "income_statement").depreciation_and_amortization).toBe(line);
+      // The four quarters of FY2015 sum to the same line.
+      const quarters = (await periods("AAPL", "cash_flow_statement", "quarterly")).filter(
+        (p) => p.fiscal_year === 2015,
+      );
+      expect(quarters).toHaveLength(4);
+      const sum = quarters.reduce(
+        (s, q) =>
+          s + (values(q, "cash_flow_statement").cash_flow_depreciation_depletion_amortization as number),
+        0,
+      );
+      expect(sum).toBe(line);
+    });
+
     test("TSM: TWD from ifrs-full facts", async () => {
       // CIK0001046179.json ifrs-full:Revenue / ifrs-full:Assets, unit TWD, calendar year 2024.
       for (const kind of KINDS) {
