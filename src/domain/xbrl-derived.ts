@@ -11,11 +11,17 @@ import { difference, ratioOverPositive, sumPresent } from "./ratios.ts";
 /** Reads a field of the same period (statement fields and aux helper lines alike). */
 export type FieldReader = (field: string) => number | null;
 
+/** What a rule may know of the company beyond the period it fills. */
+export interface CompanyTraits {
+  /** Whether the company reports a minority interest in any period. */
+  reportsMinorityInterest: boolean;
+}
+
 /** One derivation: `field` = `compute(...)`, described in words by `rule`. */
 export interface DerivedRule {
   field: string;
   rule: string;
-  compute: (get: FieldReader) => number | null;
+  compute: (get: FieldReader, company: CompanyTraits) => number | null;
 }
 
 const sumBoth = (a: number | null, b: number | null): number | null =>
@@ -90,10 +96,11 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     field: "total_stockholders_equity",
-    rule: "total_equity − minority_interest (none reported counts as 0)",
-    compute: (g) => {
+    rule: "total_equity − minority_interest; none reported counts as 0 only for a company that reports a minority interest in no period (else its total equity may include one: Logistic Properties of the Americas, 2020-2021)",
+    compute: (g, company) => {
       const equity = g("total_equity");
-      return equity === null ? null : equity - (g("minority_interest") ?? 0);
+      const minority = g("minority_interest") ?? (company.reportsMinorityInterest ? null : 0);
+      return equity === null || minority === null ? null : equity - minority;
     },
   },
   {
@@ -215,11 +222,11 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
 ];
 
 /** Fills every still-null field that a rule can compute, in rule order. */
-export function applyDerivedRules(values: Map<string, number | null>): void {
+export function applyDerivedRules(values: Map<string, number | null>, company: CompanyTraits): void {
   const get: FieldReader = (field) => values.get(field) ?? null;
   for (const { field, compute } of DERIVED_RULES) {
     if (get(field) !== null) continue;
-    const value = compute(get);
+    const value = compute(get, company);
     if (value !== null && Number.isFinite(value)) values.set(field, value);
   }
 }

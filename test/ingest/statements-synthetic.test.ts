@@ -230,6 +230,28 @@ describe("values, restatements and labels", () => {
     expect(balance.good_will).toBeNull();
   });
 
+  test("stockholders' equity = total equity − minority interest; a missing minority interest is 0 only for a company that never reports one", () => {
+    const year = (y: number, facts: Fact[]) =>
+      filing(`0000000123-${y % 100}-000001`, "10-K", y, "FY", `${y + 1}-02-15`, [
+        flow("Revenues", `${y}-01-01`, `${y}-12-31`, 1000),
+        instant("StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest", `${y}-12-31`, 500),
+        ...facts,
+      ]);
+    const equityOf = (company: ReturnType<typeof syntheticCompany>, end: string) =>
+      periodAt(computeStatements(company).balance_sheet, "annual", end).values.total_stockholders_equity;
+    // A minority interest in 2022 and none reported for 2021: 2021's total may include one.
+    const mixed = syntheticCompany([
+      ...year(2021, []),
+      ...year(2022, [instant("MinorityInterest", "2022-12-31", 30)]),
+    ]);
+    expect(equityOf(mixed, "2022-12-31")).toBe(470);
+    expect(equityOf(mixed, "2021-12-31")).toBeNull();
+    // No minority interest in any period: total equity is the stockholders'.
+    const none = syntheticCompany([...year(2021, []), ...year(2022, [])]);
+    expect(equityOf(none, "2021-12-31")).toBe(500);
+    expect(equityOf(none, "2022-12-31")).toBe(500);
+  });
+
   test("the currency is the revenue/assets unit; other currencies are ignored", () => {
     const company = syntheticCompany(
       [

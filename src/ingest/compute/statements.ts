@@ -86,10 +86,14 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
   };
   if (currency === null) return out;
   const splits = inferSplits(out.shares_outstanding);
-  for (const period of computePeriods(company, buildFiscalCalendar(scan), currency, splits)) {
+  const periods = computePeriods(company, buildFiscalCalendar(scan), currency, splits);
+  const traits = {
+    reportsMinorityInterest: periods.some((p) => (p.base.get("minority_interest")?.value ?? null) !== null),
+  };
+  for (const period of periods) {
     const values = new Map<string, number | null>();
     for (const [field, sourced] of period.base) values.set(field, sourced?.value ?? null);
-    applyDerivedRules(values);
+    applyDerivedRules(values, traits);
     const row = <F extends string>(fields: readonly F[], needsFlow: boolean) =>
       rowOf(fields, needsFlow, period, values, company.cik, currency);
     pushIfPresent(out.balance_sheet, row(BALANCE_SHEET_FIELDS, false));
