@@ -76,6 +76,16 @@ async function answerOf(response: Response): Promise<Answer> {
   };
 }
 
+/** A call with an Idempotency-Key and its retry both answer `text`, the retry as a replay. */
+async function expectReplayed(path: string, key: string, idempotencyKey: string, text: string) {
+  const retry = { headers: { "idempotency-key": idempotencyKey } };
+  const first = await server.get(path, key, retry);
+  const replay = await server.get(path, key, retry);
+  expect(await first.text()).toBe(text);
+  expect(await replay.text()).toBe(text);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+}
+
 describe("direct routes", () => {
   test("Bun's router and Elysia answer every request alike", async () => {
     const viaServer = server.newKey(1_000);
@@ -131,12 +141,7 @@ describe("direct routes", () => {
     expect(small.headers.get("content-length")).toBe(String(smallText.length));
     expect(JSON.parse(smallText)).toHaveLength(5);
     // A retried large call replays the bytes it was charged for, once.
-    const retry = { headers: { "idempotency-key": "year-1" } };
-    const first = await server.get(year, key, retry);
-    const replay = await server.get(year, key, retry);
-    expect(await first.text()).toBe(text);
-    expect(await replay.text()).toBe(text);
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    await expectReplayed(year, key, "year-1", text);
     expect(server.accounts.getBalance(userId)).toBe(7);
   });
 
@@ -159,12 +164,7 @@ describe("direct routes", () => {
     expect(one.headers.get("content-length")).toBe(String(Buffer.byteLength(oneText)));
     expect(JSON.parse(oneText)).toEqual({ symbol, periods: periods.slice(0, 1) });
     // An idempotent retry replays the very bytes of the first answer, charged once.
-    const retry = { headers: { "idempotency-key": "statements-1" } };
-    const first = await server.get(path, key, retry);
-    const replay = await server.get(path, key, retry);
-    expect(await first.text()).toBe(text);
-    expect(await replay.text()).toBe(text);
-    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    await expectReplayed(path, key, "statements-1", text);
     expect(server.accounts.getBalance(userId)).toBe(7);
   });
 });
