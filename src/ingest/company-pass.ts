@@ -8,7 +8,7 @@ import type { StatementKind, StatementPeriod } from "../domain/statements.ts";
 import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import type { ImportContext, RecordingContext } from "./context.ts";
-import { type DerivedRow, deriveEarnings, deriveSecurity, ownAsOf, type SecurityInputs } from "./derive.ts";
+import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
 import { type PriceColumns, toPriceColumns } from "./price-columns.ts";
 import { parseCompanyFacts } from "./sources/companyfacts.ts";
 import { parsePrices } from "./sources/prices.ts";
@@ -62,8 +62,8 @@ export interface CompanyResult {
 type Statements = ComputedStatements & { cik: string };
 
 /**
- * Computes companies one at a time and keeps the securities whose earnings are dated by the
- * whole snapshot (no price or report of their own) until `finishUndated` gives that date.
+ * Computes companies one at a time and keeps the securities with documents dated by the whole
+ * snapshot (`isUndated`) until `finishUndated` gives that date.
  */
 export class CompanyPass {
   private readonly undated: { index: number; inputs: SecurityInputs }[] = [];
@@ -81,9 +81,9 @@ export class CompanyPass {
     };
   }
 
-  /** Earnings of the kept securities as of the snapshot's data date, with their company's index. */
+  /** The kept securities' documents as of the snapshot's data date, with their company's index. */
   finishUndated(dataAsOf: string): { index: number; derived: DerivedRow[] }[] {
-    return this.undated.map(({ index, inputs }) => ({ index, derived: deriveEarnings(inputs, dataAsOf) }));
+    return this.undated.map(({ index, inputs }) => ({ index, derived: deriveUndated(inputs, dataAsOf) }));
   }
 
   private statements(file: string): Statements | null {
@@ -111,8 +111,7 @@ export class CompanyPass {
       ...job.market,
     };
     const derived = deriveSecurity(inputs);
-    // Without a price or report of its own, its earnings are dated by the whole snapshot.
-    if (ownAsOf(inputs) === null && inputs.calendar.length > 0) this.undated.push({ index, inputs });
+    if (isUndated(inputs)) this.undated.push({ index, inputs });
     return {
       securityId: job.securityId,
       prices: prices.length > 0 ? toPriceColumns(prices) : null,

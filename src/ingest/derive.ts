@@ -104,20 +104,38 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       ? null
       : marketCap;
   if (statements) addFundamentals(add, symbol, statements, usableCap, input, basis);
-  if (input.dividends && input.dividends.length > 0 && lastPrice) {
-    const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices });
-    if (dividend) {
-      const { calculation_version, as_of_date, ...fields } = dividend;
-      add("dividend", as_of_date, {
-        symbol,
-        metadata: { as_of_date, calculation_version },
-        dividend: fields,
-      });
-    }
-  }
+  if (lastPrice) out.push(...deriveDividend(input, lastPrice.date));
   const asOf = ownAsOf(input);
   if (asOf !== null) out.push(...deriveEarnings(input, asOf));
   return out;
+}
+
+/** The dividend document of a security as of `asOf`; its yields need a close on or before it. */
+function deriveDividend(input: SecurityInputs, asOf: string): DerivedRow[] {
+  if (!input.dividends || input.dividends.length === 0) return [];
+  const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices, as_of: asOf });
+  if (!dividend) return [];
+  const { calculation_version, as_of_date, ...fields } = dividend;
+  const body = { symbol: input.symbol, metadata: { as_of_date, calculation_version }, dividend: fields };
+  return [{ security_id: input.securityId, kind: "dividend", as_of: as_of_date, body: JSON.stringify(body) }];
+}
+
+/**
+ * Whether some of a security's documents are dated by the whole snapshot: earnings without a
+ * price or report of its own, dividends without prices (their yields are then null).
+ */
+export function isUndated(input: SecurityInputs): boolean {
+  const earnings = ownAsOf(input) === null && input.calendar.length > 0;
+  const dividends = input.prices.length === 0 && (input.dividends?.length ?? 0) > 0;
+  return earnings || dividends;
+}
+
+/** Those documents, as of the snapshot's data date (its latest price date). */
+export function deriveUndated(input: SecurityInputs, dataAsOf: string): DerivedRow[] {
+  return [
+    ...(ownAsOf(input) === null ? deriveEarnings(input, dataAsOf) : []),
+    ...(input.prices.length === 0 ? deriveDividend(input, dataAsOf) : []),
+  ];
 }
 
 type Add = (kind: DerivedKind, asOf: string | null, body: object) => void;
@@ -187,12 +205,18 @@ export function ownAsOf(input: SecurityInputs): string | null {
   return dates.length > 0 ? (dates.sort().at(-1) ?? null) : null;
 }
 
-/** Periodic report dates: the submissions' and the first filing dates of the statements' periods. */
+/**
+ * Earnings release dates: the submissions' periodic report dates, the first filing dates of
+ * the statements' periods and the reported dates of an imported earnings history.
+ */
 function releaseDates(input: SecurityInputs): string[] {
   const fromStatements = (input.statements?.income_statement ?? [])
     .filter((p) => p.period_type !== "ttm")
     .map((p) => p.first_filed);
-  return [...new Set([...input.reportDates, ...fromStatements])].sort();
+  const fromHistory = (input.history?.quarterly ?? [])
+    .map((q) => q.reported_date)
+    .filter((d): d is string => d !== null);
+  return [...new Set([...input.reportDates, ...fromStatements, ...fromHistory])].sort();
 }
 
 /** The earnings and estimates documents of a security as of `asOf`. */

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
@@ -121,6 +121,25 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     });
   }
 
+  test("IBM dividend without a price file: dated by the snapshot's last price date, amounts from dividends/IBM.csv, no yields", async () => {
+    expect(existsSync(join(root, "prices", "IBM.csv"))).toBe(false);
+    const rows = readDividendCsv(join(root, "dividends", "IBM.csv")).sort((a, b) =>
+      a.date.localeCompare(b.date),
+    );
+    // The snapshot's data date: the latest last row of any price file.
+    const body = await get<Dividend>("/stocks/IBM/dividend");
+    const asOf = body.metadata.as_of_date as string;
+    expect(asOf).toBe(readPriceCsv(join(root, "prices", "KO.csv")).at(-1)?.date as string);
+    const d = body.dividend;
+    const from = addDays(asOf, -365);
+    const ttm = rows.filter((r) => r.date > from && r.date <= asOf).reduce((s, r) => s + r.amount, 0);
+    expect(ttm).toBeGreaterThan(0);
+    expectRel(d.dps_ttm, ttm, "IBM dps_ttm");
+    expect(d.dividend_frequency).toBe("quarterly");
+    for (const field of ["dividend_yield_ttm", "dividend_yield_forward", "dividend_yield_history_high"])
+      expect(d[field], field).toBeNull();
+  });
+
   test("a known symbol without data of a kind is a free 404 (AAPL dividend, KO valuation)", async () => {
     const { key: own, userId } = fixtures.server.newKey(5);
     // No dividends/AAPL.csv; no companyfacts for KO (no statements, so no valuation or metrics).
@@ -178,6 +197,34 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     const end = body.earnings.eps_latest_q_period_end as string;
     const filed = raw.firstFiled("EarningsPerShareDiluted", end, "USD/shares") as string;
     expect((body.earnings.latest_earnings_release_date as string) >= filed).toBe(true);
+  });
+
+  test("HD earnings: no SEC files, so release dates and the latest quarter come from its Alpha Vantage history", async () => {
+    type AvQuarter = {
+      fiscalDateEnding: string;
+      reportedDate: string;
+      reportedEPS: string;
+      estimatedEPS: string;
+    };
+    const file = join(root, "estimates", "alphavantage_earnings_HD.json");
+    const quarters = (JSON.parse(readFileSync(file, "utf8")) as { quarterlyEarnings: AvQuarter[] })
+      .quarterlyEarnings;
+    const [latest, before] = [...quarters].sort((a, b) => b.reportedDate.localeCompare(a.reportedDate));
+    // 2023-07-31 reported on 2023-08-15: 4.65 against an estimate of 4.45.
+    expect(latest).toMatchObject({ fiscalDateEnding: "2023-07-31", reportedDate: "2023-08-15" });
+    const body = await get<Earnings>("/stocks/HD/earnings");
+    const e = body.earnings;
+    expect(e.latest_earnings_release_date).toBe(latest?.reportedDate as string);
+    expect(e.past_earnings_date).toBe(before?.reportedDate as string);
+    expect(e.eps_latest_q_period_end).toBe(latest?.fiscalDateEnding as string);
+    expect(e.eps_latest_q).toBe(Number(latest?.reportedEPS));
+    expect(e.eps_estimate_latest_q).toBe(Number(latest?.estimatedEPS));
+    expectRel(
+      e.eps_surprise_latest_q,
+      Number(latest?.reportedEPS) - Number(latest?.estimatedEPS),
+      "HD surprise",
+      1e-9,
+    );
   });
 
   test("STZ earnings: the next earnings date and estimate from calendar/nasdaq-earnings_2024-07-03.json", async () => {

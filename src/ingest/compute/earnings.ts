@@ -37,7 +37,7 @@ export interface EarningsSnapshot {
 
 export interface EarningsInput {
   asOf: string;
-  /** Filing dates of the company's 10-Q and 10-K reports (amendments excluded). */
+  /** Release dates: periodic report filings (amendments excluded) and an earnings history's. */
   reportDates: readonly string[];
   quarters: readonly StatementPeriod[];
   calendar: readonly CalendarRow[];
@@ -45,12 +45,14 @@ export interface EarningsInput {
 }
 
 /**
- * Release dates: past ones are the 10-Q/10-K filing dates and calendar dates on or before
- * `asOf`; the next one is the first calendar date after it. Latest-quarter EPS: diluted EPS
- * of the latest quarterly statement, if it ended at most `RELEASE_LAG_DAYS` before the latest
- * release; where the filer reports none for that quarter (Q4 is usually only in the annual
- * report), the imported earnings history's reported EPS for the same quarter end; estimate
- * and surprise come from the calendar or earnings history.
+ * Release dates: past ones are the report dates and calendar dates on or before `asOf`; the
+ * next one is the first calendar date after it. The latest quarter is the newest of the
+ * quarterly statements' and of the earnings history's reported quarters (the same quarter
+ * when they end in the same month), if it ended at most `RELEASE_LAG_DAYS` before the latest
+ * release. Its EPS: the statement's diluted EPS; where the filer reports none for that quarter
+ * (Q4 is usually only in the annual report) or has no statements, the earnings history's
+ * reported EPS for the same quarter end; estimate and surprise come from the calendar or
+ * earnings history.
  */
 export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   const past = [...new Set([...input.reportDates, ...input.calendar.map((c) => c.earning_date)])]
@@ -60,15 +62,29 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   const next = input.calendar
     .filter((c) => c.earning_date > input.asOf)
     .sort((a, b) => a.earning_date.localeCompare(b.earning_date))[0];
-  const newestQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0];
+  const statementQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0];
+  const reportedEnd = (input.history?.quarterly ?? [])
+    .filter((q) => q.reported_eps !== null && q.reported_date !== null && q.reported_date <= input.asOf)
+    .map((q) => q.fiscal_date_ending)
+    .sort()
+    .at(-1);
+  const newestEnd =
+    statementQ &&
+    (reportedEnd === undefined ||
+      statementQ.period_end >= reportedEnd ||
+      sameMonth(statementQ.period_end, reportedEnd))
+      ? statementQ.period_end
+      : reportedEnd;
   const release = past[0];
-  const latestQ =
-    newestQ && (release === undefined || daysBetween(newestQ.period_end, release) <= RELEASE_LAG_DAYS)
-      ? newestQ
+  const latestEnd =
+    newestEnd !== undefined && (release === undefined || daysBetween(newestEnd, release) <= RELEASE_LAG_DAYS)
+      ? newestEnd
       : null;
-  const historyQ = latestQ
-    ? input.history?.quarterly.find((q) => sameMonth(q.fiscal_date_ending, latestQ.period_end))
-    : undefined;
+  const latestQ = latestEnd !== null && statementQ?.period_end === latestEnd ? statementQ : null;
+  const historyQ =
+    latestEnd === null
+      ? undefined
+      : input.history?.quarterly.find((q) => sameMonth(q.fiscal_date_ending, latestEnd));
   const eps = (latestQ?.values.diluted_eps as number | null | undefined) ?? historyQ?.reported_eps ?? null;
   const calendarQ = input.calendar.find((c) => c.eps_actual !== null && c.earning_date === past[0]);
   const estimate = historyQ?.estimated_eps ?? calendarQ?.eps_forecast ?? null;
@@ -79,7 +95,7 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
     next_earnings_date: next?.earning_date ?? null,
     next_earnings_time: next?.earning_time ?? null,
     eps_latest_q: eps,
-    eps_latest_q_period_end: latestQ?.period_end ?? null,
+    eps_latest_q_period_end: latestEnd,
     eps_estimate_latest_q: estimate,
     eps_surprise_latest_q: surprise,
     eps_surprise_ratio_latest_q:

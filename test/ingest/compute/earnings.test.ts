@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { computeEarnings, type EarningsInput } from "../../../src/ingest/compute/earnings.ts";
+import type { QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
 import { income } from "./builders.ts";
 
 const quarter = (end: string, eps: number) => income(end, { diluted_eps: eps }, { type: "quarterly" });
@@ -51,5 +52,59 @@ describe("latest-quarter EPS", () => {
       quarters: [quarter("2025-12-31", 1.1)],
     });
     expect(late.eps_latest_q).toBeNull();
+  });
+
+  const reported = (end: string, date: string, eps: number, estimate: number): QuarterlyEarnings => ({
+    fiscal_date_ending: end,
+    reported_date: date,
+    reported_eps: eps,
+    estimated_eps: estimate,
+    surprise: null,
+    surprise_ratio: null,
+    report_time: null,
+  });
+
+  test("a company with only an earnings history: its newest reported quarter, estimate and surprise", () => {
+    const history = {
+      ticker: "HD",
+      annual: [],
+      quarterly: [
+        reported("2023-07-31", "2023-08-15", 4.65, 4.45),
+        reported("2023-04-30", "2023-05-16", 3.82, 3.8),
+      ],
+    };
+    const e = earnings({ asOf: "2024-03-08", reportDates: ["2023-05-16", "2023-08-15"], history });
+    expect(e.latest_earnings_release_date).toBe("2023-08-15");
+    expect(e.eps_latest_q_period_end).toBe("2023-07-31");
+    expect(e.eps_latest_q).toBe(4.65);
+    expect(e.eps_estimate_latest_q).toBe(4.45);
+    expect(e.eps_surprise_latest_q).toBe(0.2);
+  });
+
+  test("a history quarter newer than the statements' is the latest; one of the same month is the statements' quarter", () => {
+    const history = {
+      ticker: "X",
+      annual: [],
+      quarterly: [
+        reported("2026-01-01", "2026-01-29", 0.5, 0.45),
+        reported("2025-09-30", "2025-10-22", 0.4, 0.41),
+      ],
+    };
+    const stale = earnings({
+      reportDates: ["2022-10-24", "2025-10-22", "2026-01-29"],
+      quarters: [quarter("2022-09-30", 0.95)],
+      history,
+    });
+    expect([stale.eps_latest_q_period_end, stale.eps_latest_q]).toEqual(["2026-01-01", 0.5]);
+    const same = earnings({
+      reportDates: ["2025-10-22", "2026-01-29"],
+      quarters: [quarter("2025-12-31", 0.52)],
+      history,
+    });
+    expect([same.eps_latest_q_period_end, same.eps_latest_q, same.eps_estimate_latest_q]).toEqual([
+      "2025-12-31",
+      0.52,
+      0.45,
+    ]);
   });
 });
