@@ -216,7 +216,11 @@ function cikOfFile(file: string): string {
   return normalizeCik(/CIK(\d{10})/i.exec(basename(file))?.[1] ?? "") ?? basename(file);
 }
 
-/** Adds fy, fp, report period and amendment flag of periodic filings from their XBRL facts. */
+/**
+ * Adds fy, fp and report period of periodic filings from their XBRL facts, and the amendment
+ * flag: the XBRL facts' (dei:AmendmentFlag), else the form type's (EDGAR names every
+ * amendment `<form>/A`).
+ */
 function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
   return filings.map((f) => {
     const x = xbrl.get(f.accession_number);
@@ -226,7 +230,7 @@ function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
       fp: x?.fp ?? null,
       // Facts with no report period (a 10-K/A of cover facts only): the submissions report date.
       period: x ? (x.period ?? f.report_date) : null,
-      amendment_flag: x?.amendment_flag ?? null,
+      amendment_flag: x?.amendment_flag ?? f.form.endsWith("/A"),
     };
   });
 }

@@ -227,7 +227,7 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
     }
   });
 
-  test("AAPL filings without XBRL facts (Forms 4, 8-K, ...) carry no fy, fp, period or amendment flag", async () => {
+  test("AAPL filings without XBRL facts (Forms 4, 8-K, ...) carry no fy, fp or period; their amendment flag is the form's", async () => {
     const byAccession = factsByAccession(AAPL);
     const rows = await secFilings("ticker=AAPL&form=4");
     expect(rows.length).toBeGreaterThan(100);
@@ -237,8 +237,18 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
         null,
         null,
         null,
-        null,
+        row.form.endsWith("/A"),
       ]);
+    }
+  });
+
+  test("TSLA's 10-K/A of 2025 has no XBRL facts (its companyfacts end in 2022): flagged as an amendment by its form", async () => {
+    const rows = await secFilings("ticker=TSLA&form=10-K/A");
+    const recent = rows.filter((r) => r.filing_date >= "2023-01-01");
+    expect(recent.length).toBeGreaterThan(0);
+    for (const row of recent) {
+      expect(factsByAccession(TSLA).has(row.accession_number), row.accession_number).toBe(false);
+      expect([row.fy, row.amendment_flag], row.accession_number).toEqual([null, true]);
     }
   });
 
