@@ -17,7 +17,7 @@ import type { CompanyStatements, DividendRow, SharesObservation } from "./comput
 import { computeMetrics } from "./compute/metrics.ts";
 import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
 import { isCurrent } from "./compute/point-in-time.ts";
-import type { ShareBasis } from "./compute/shares.ts";
+import { perShareOnBasis, type ShareBasis } from "./compute/shares.ts";
 import { inferSplits } from "./compute/splits.ts";
 import { StatementBook } from "./compute/statement-book.ts";
 import { computeValuationSnapshot } from "./compute/valuation.ts";
@@ -61,6 +61,7 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
   // row): counts reported before it are multiplied by the splits up to then, and counts
   // filed after it, on a later basis, are divided by the splits since.
   const basis: ShareBasis = { splits: inferSplits(input.shares), date: lastPrice?.date ?? null };
+  const dividends = dividendsOnBasis(input.dividends, basis);
   const statements = input.statements;
   let marketCap: number | null = null;
   if (statements && lastPrice) {
@@ -72,7 +73,7 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       price_currency: input.priceCurrency,
     };
     const estimates = { eps_est_next_fy: input.estimates?.eps_est_next_fy ?? null };
-    const valuation = computeValuationSnapshot({ ...base, dividends: input.dividends, estimates });
+    const valuation = computeValuationSnapshot({ ...base, dividends, estimates });
     if (valuation) {
       marketCap = valuation.market_cap;
       const { calculation_version, ...fields } = valuation;
@@ -103,17 +104,38 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       (latestFlow !== null && !isCurrent(latestFlow, lastPrice.date)))
       ? null
       : marketCap;
-  if (statements) addFundamentals(add, symbol, statements, usableCap, input, basis);
-  if (lastPrice) out.push(...deriveDividend(input, lastPrice.date));
+  if (statements) addFundamentals(add, symbol, statements, usableCap, { ...input, dividends }, basis);
+  if (lastPrice) out.push(...deriveDividend(input, dividends, lastPrice.date));
   const asOf = ownAsOf(input);
   if (asOf !== null) out.push(...deriveEarnings(input, asOf));
   return out;
 }
 
+/**
+ * Dividend rows on the closes' basis: an amount as declared (a Nasdaq history) is divided by
+ * the splits after its ex-date; split-adjusted amounts are kept.
+ */
+function dividendsOnBasis(
+  rows: readonly DividendRow[] | null,
+  basis: ShareBasis,
+): readonly DividendRow[] | null {
+  return (
+    rows?.map((r) =>
+      r.split_adjusted === false
+        ? { ...r, amount: perShareOnBasis(r.amount, r.ex_date, basis) ?? r.amount, split_adjusted: true }
+        : r,
+    ) ?? null
+  );
+}
+
 /** The dividend document of a security as of `asOf`; its yields need a close on or before it. */
-function deriveDividend(input: SecurityInputs, asOf: string): DerivedRow[] {
-  if (!input.dividends || input.dividends.length === 0) return [];
-  const dividend = computeDividendSnapshot({ dividends: input.dividends, prices: input.prices, as_of: asOf });
+function deriveDividend(
+  input: SecurityInputs,
+  dividends: readonly DividendRow[] | null,
+  asOf: string,
+): DerivedRow[] {
+  if (!dividends || dividends.length === 0) return [];
+  const dividend = computeDividendSnapshot({ dividends, prices: input.prices, as_of: asOf });
   if (!dividend) return [];
   const { calculation_version, as_of_date, ...fields } = dividend;
   const body = { symbol: input.symbol, metadata: { as_of_date, calculation_version }, dividend: fields };
@@ -134,7 +156,13 @@ export function isUndated(input: SecurityInputs): boolean {
 export function deriveUndated(input: SecurityInputs, dataAsOf: string): DerivedRow[] {
   return [
     ...(ownAsOf(input) === null ? deriveEarnings(input, dataAsOf) : []),
-    ...(input.prices.length === 0 ? deriveDividend(input, dataAsOf) : []),
+    ...(input.prices.length === 0
+      ? deriveDividend(
+          input,
+          dividendsOnBasis(input.dividends, { splits: inferSplits(input.shares), date: null }),
+          dataAsOf,
+        )
+      : []),
   ];
 }
 

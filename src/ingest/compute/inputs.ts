@@ -41,6 +41,8 @@ export interface DividendRow {
   ex_date: string;
   pay_date: string | null;
   amount: number;
+  /** False when `amount` is as declared, before later splits (Nasdaq); absent or true: adjusted. */
+  split_adjusted?: boolean;
 }
 
 /** A stock split effective on `date`: `ratio` new shares per old share (4-for-1 → 4, 1-for-10 → 0.1). */
