@@ -166,12 +166,12 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
         expect(own.form, label).toBe(form);
         expect([row.fy, row.fp], label).toEqual([own.fy, own.fp]);
         expect(row.amendment_flag, label).toBe(own.form.endsWith("/A"));
-        // submissions: reportDate, acceptanceDateTime (as ISO 8601 UTC), filingDate.
+        // submissions: reportDate, filingDate; acceptanceDateTime as ISO 8601 UTC (its New York
+        // reading: see "acceptance_date_time is UTC" below).
         const s = submitted.find((x) => x.accessionNumber === row.accession_number) as SubmissionRow;
         expect(row.period, label).toBe(s.reportDate);
         expect(row.report_date, label).toBe(s.reportDate);
         expect(row.filing_date, label).toBe(s.filingDate);
-        expect(row.acceptance_date_time, label).toBe(new Date(s.acceptanceDateTime).toISOString());
         expect(row.acceptance_date_time, label).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/);
         // companyfacts: the period is the latest end of the filing's own current-period figures.
         const ends = facts
@@ -252,7 +252,8 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
     }
   });
 
-  test("acceptance_date_time of every AAPL and TSLA filing equals submissions acceptanceDateTime (ISO UTC)", async () => {
+  test("acceptance_date_time is UTC: TSLA's file gives it; AAPL's gives New York time labelled Z, 4 or 5 hours earlier", async () => {
+    const HOUR = 3_600_000;
     for (const [ticker, cik] of [
       ["AAPL", AAPL],
       ["TSLA", TSLA],
@@ -263,10 +264,32 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
       for (const row of rows) {
         const s = submitted.get(row.accession_number);
         expect(s, row.accession_number).toBeDefined();
-        const expected = s?.acceptanceDateTime ? new Date(s.acceptanceDateTime).toISOString() : null;
-        expect(row.acceptance_date_time, row.accession_number).toBe(expected);
+        if (!s?.acceptanceDateTime) {
+          expect(row.acceptance_date_time).toBeNull();
+          continue;
+        }
+        const shift = Date.parse(row.acceptance_date_time as string) - Date.parse(s.acceptanceDateTime);
+        if (ticker === "TSLA") expect(shift, row.accession_number).toBe(0);
+        else {
+          // New York is UTC−4 from March to early November, UTC−5 otherwise.
+          const month = Number(s.acceptanceDateTime.slice(5, 7));
+          if (month >= 4 && month <= 10) expect(shift, row.accession_number).toBe(4 * HOUR);
+          else if (month === 12 || month <= 2) expect(shift, row.accession_number).toBe(5 * HOUR);
+          else expect([4 * HOUR, 5 * HOUR], row.accession_number).toContain(shift);
+        }
       }
     }
+  });
+
+  test("one filing listed under two CIKs has one acceptance time, the one its SGML header gives (New York)", async () => {
+    // variants/sgml/0000320193-22-000061.txt: ACCEPTANCE-DATETIME 20220506183057, New York
+    // time (EDT, UTC−4). AAPL's file says 2022-05-06T18:30:57.000Z, the owner's (CIK 1462356)
+    // 2022-05-06T22:30:57.000Z.
+    const sgml = readFileSync(join(root, "variants", "sgml", "0000320193-22-000061.txt"), "utf8");
+    expect(/ACCEPTANCE-DATETIME>?\s*(\d{14})/.exec(sgml)?.[1]).toBe("20220506183057");
+    const rows = await secFilings("accession_number=0000320193-22-000061");
+    expect(rows.map((r) => r.cik).sort()).toEqual(["0000320193", "0001462356"]);
+    for (const row of rows) expect(row.acceptance_date_time, row.cik).toBe("2022-05-06T22:30:57.000Z");
   });
 
   test("/stocks/AAPL/secfiling filing_url is the document on sec.gov, for every form", async () => {

@@ -2,6 +2,12 @@
  * SEC submissions API files: `CIK##########.json` (company facts + `filings.recent`) and the
  * paged `CIK##########-submissions-NNN.json` files that hold older filings (the same
  * columnar arrays at top level). Duplicate accession numbers are dropped by the importer.
+ *
+ * `acceptanceDateTime` is UTC in most files, but some copies carry EDGAR's New York wall
+ * clock with a `Z` (the same filing listed under two CIKs four or five hours apart; Apple's
+ * 10-K "accepted" at 06:01Z, 02:01 in New York, when EDGAR is closed). EDGAR accepts filings
+ * from 06:00 to 22:00 New York time, so each file is read the way that puts its times in
+ * those hours: as New York time when more than twice as many fall outside them read as UTC.
  */
 import { basename } from "node:path";
 import type { Company } from "../../domain/company.ts";
@@ -132,7 +138,56 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
     );
   }
   const { rows, skipped } = out.result();
+  const times = rows.map((f) => f.acceptance_date_time).filter((t): t is string => t !== null);
+  if (newYorkLabelled(times)) {
+    for (const f of rows)
+      if (f.acceptance_date_time) f.acceptance_date_time = fromNewYork(f.acceptance_date_time);
+  }
   return { filings: rows, skipped };
+}
+
+/** EDGAR's filing hours, New York time, in minutes of the day (06:00 to 22:00, inclusive). */
+const OPEN_MINUTE = 6 * 60;
+const CLOSE_MINUTE = 22 * 60;
+const NEW_YORK = new Intl.DateTimeFormat("en-US", {
+  timeZone: "America/New_York",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+/** The New York wall clock at an instant, as if it were UTC (ms). */
+function newYorkWallMs(ms: number): number {
+  const p = Object.fromEntries(NEW_YORK.formatToParts(ms).map((x) => [x.type, Number(x.value)]));
+  return Date.UTC(p.year ?? 0, (p.month ?? 1) - 1, p.day, p.hour, p.minute, p.second);
+}
+
+const outsideHours = (minute: number) => minute < OPEN_MINUTE || minute > CLOSE_MINUTE;
+const minuteOf = (wallMs: number) => Math.floor((wallMs % 86_400_000) / 60_000);
+
+/** Whether a file's times are New York wall clock labelled UTC (see the module comment). */
+function newYorkLabelled(times: readonly string[]): boolean {
+  let asUtc = 0;
+  let asNewYork = 0;
+  for (const t of times) {
+    const ms = Date.parse(t);
+    if (outsideHours(minuteOf(newYorkWallMs(ms)))) asUtc++;
+    if (outsideHours(minuteOf(ms))) asNewYork++;
+  }
+  return asUtc > 2 * asNewYork;
+}
+
+/** The UTC instant of a New York wall-clock time written as UTC. */
+function fromNewYork(iso: string): string {
+  const wall = Date.parse(iso);
+  // The offset at the instant five hours later is the offset of that wall time, except within
+  // an hour of a clock change, which falls outside EDGAR's hours.
+  const guess = wall + 5 * 3_600_000;
+  return new Date(wall + (guess - newYorkWallMs(guess))).toISOString();
 }
 
 function text(value: unknown): string | null {
