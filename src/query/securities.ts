@@ -27,13 +27,16 @@ export interface SearchPage {
  */
 export class SecurityIndex {
   private readonly byKey = new Map<string, Security>();
-  private readonly names: { security: Security; name: string }[] = [];
+  private readonly names: { security: Security; name: string; words: string[]; base: string }[] = [];
 
   constructor(rows: Row[]) {
     for (const row of rows) {
       const security = row as unknown as Security;
       this.byKey.set(security.ticker_key, security);
-      this.names.push({ security, name: security.name.toLowerCase() });
+      const name = security.name.toLowerCase();
+      // The ticker without its share class: BRK for BRK.A and BRK.B.
+      const base = security.ticker_key.split(".")[0] ?? security.ticker_key;
+      this.names.push({ security, name, words: name.split(/[^\p{L}\p{N}]+/u).filter(Boolean), base });
     }
   }
 
@@ -47,32 +50,35 @@ export class SecurityIndex {
   }
 
   /**
-   * Ranked search. Rank: exact ticker, ticker prefix, name starting with the query, every
-   * query word in the name; within a rank, active listings first, then shorter tickers,
-   * then alphabetical.
+   * Ranked search. Rank: exact ticker (or the ticker of every share class: BRK for BRK.A and
+   * BRK.B), ticker prefix, name starting with the query, every query word starting a word of
+   * the name ("apple" finds Apple Inc., not Pineapple); within a rank, active listings first,
+   * then the shorter name (the closer match: Apple Inc. before Apple iSports Group), then the
+   * shorter ticker, then alphabetical.
    */
   search(query: string, page: number, perPage: number): SearchPage {
     const key = tickerKey(query);
     const text = query.trim().toLowerCase();
-    const words = text.split(/\s+/).filter(Boolean);
-    const hits: { security: Security; rank: number }[] = [];
-    for (const { security, name } of this.names) {
+    const queryWords = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const hits: { security: Security; rank: number; name: string }[] = [];
+    for (const { security, name, words, base } of this.names) {
       const rank =
-        security.ticker_key === key
+        security.ticker_key === key || base === key
           ? 0
           : security.ticker_key.startsWith(key)
             ? 1
             : name.startsWith(text)
               ? 2
-              : words.every((w) => name.includes(w))
+              : queryWords.length > 0 && queryWords.every((q) => words.some((w) => w.startsWith(q)))
                 ? 3
                 : -1;
-      if (rank >= 0) hits.push({ security, rank });
+      if (rank >= 0) hits.push({ security, rank, name });
     }
     hits.sort(
       (a, b) =>
         a.rank - b.rank ||
         Number(b.security.active) - Number(a.security.active) ||
+        (a.rank >= 2 ? a.name.length - b.name.length : 0) ||
         a.security.ticker.length - b.security.ticker.length ||
         a.security.ticker.localeCompare(b.security.ticker),
     );

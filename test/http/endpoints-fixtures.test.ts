@@ -253,11 +253,13 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
   });
 
   describe("/securities/search", () => {
-    test("an exact ticker ranks above longer tickers that start with it", async () => {
+    test("an exact ticker and its share classes rank above longer tickers that start with it", async () => {
       const page = await get<{ data: Json[] }>("/securities/search?query=o&per_page=20");
       expect(page.data[0]).toMatchObject({ ticker: "O", cik: cikOf("O") });
-      for (const row of page.data.slice(1)) expect(row.ticker as string).toStartWith("O");
-      const lengths = page.data.slice(1).map((r) => (r.ticker as string).length);
+      // O-P, Realty Income's preferred shares in the ticker list, is a class of O.
+      expect(page.data[1]).toMatchObject({ ticker: "O-P", cik: cikOf("O") });
+      for (const row of page.data.slice(2)) expect(row.ticker as string).toStartWith("O");
+      const lengths = page.data.slice(2).map((r) => (r.ticker as string).length);
       expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
       const aapl = await get<{ data: Json[] }>("/securities/search?query=AAPL");
       const { cik, name, exchange } = listed("AAPL");

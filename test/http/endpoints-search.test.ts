@@ -25,6 +25,8 @@ let rankedKey: string;
  * For the query "ab": AB is the exact ticker; ABZ and ABCDE start with it (shorter first);
  * AAA's name starts with "ab"; AA's name holds the word; ZZZ matches nothing. The tickers
  * that rank lower sort earlier alphabetically, so only the ranking can put them in order.
+ * The rest match none of the "ab" queries: share classes of one base ticker (BRK), and names
+ * that start alike or hold "apple" inside a word.
  */
 const RANKING_UNIVERSE: [number, string, string, string][] = [
   [1001, "Zulu Holdings", "AB", "NYSE"],
@@ -33,6 +35,12 @@ const RANKING_UNIVERSE: [number, string, string, string][] = [
   [1004, "Abacus Industries", "AAA", "NYSE"],
   [1005, "The Ab Group", "AA", "NYSE"],
   [1006, "Nothing Corp", "ZZZ", "NYSE"],
+  [1067983, "Berkshire Hathaway Inc", "BRK-B", "NYSE"],
+  [1067983, "Berkshire Hathaway Inc", "BRK-A", "NYSE"],
+  [1007, "Brookline Capital", "BRKH", "Nasdaq"],
+  [1008, "Apple iSports Group, Inc.", "AAPI", "Nasdaq"],
+  [320193, "Apple Inc.", "AAPL", "Nasdaq"],
+  [1009, "Maui Land & Pineapple Company", "MLP", "NYSE"],
 ];
 
 beforeAll(async () => {
@@ -73,6 +81,15 @@ describe("/securities/search ranking", () => {
     expect(tickersOf(await search(ranked, rankedKey, "query=nomatch"))).toEqual([]);
   });
 
+  test("a base ticker finds every share class first; a name query ranks the closer name first, whole words only", async () => {
+    expect(tickersOf(await search(ranked, rankedKey, "query=brk"))).toEqual(["BRK-A", "BRK-B", "BRKH"]);
+    expect(tickersOf(await search(ranked, rankedKey, "query=BRK.B"))).toEqual(["BRK-B"]);
+    // Both names start with "apple": Apple Inc. is the closer match. Pineapple holds "apple"
+    // inside a word, which is not a match.
+    expect(tickersOf(await search(ranked, rankedKey, "query=apple"))).toEqual(["AAPL", "AAPI"]);
+    expect(tickersOf(await search(ranked, rankedKey, "query=pineapple%20maui"))).toEqual(["MLP"]);
+  });
+
   test("pages of the ranked list: total, total_pages, and a page past the end is empty", async () => {
     const pages = [1, 2, 3, 4].map((p) => search(ranked, rankedKey, `query=ab&per_page=2&page=${p}`));
     const [p1, p2, p3, p4] = await Promise.all(pages);
@@ -110,8 +127,10 @@ describe("/securities/search ranking", () => {
   test("demo: the name starting with the query ranks above names that only hold its words", async () => {
     const page = await search(demo, demoKey, "query=Demo%20W&per_page=100");
     const names = demoSources().tickers;
-    const withWords = names.filter(
-      ([, n]) => n.toLowerCase().includes("demo") && n.toLowerCase().includes("w"),
+    // Every query word starts a word of the name.
+    const wordsOf = (n: string) => n.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+    const withWords = names.filter(([, n]) =>
+      ["demo", "w"].every((q) => wordsOf(n).some((w) => w.startsWith(q))),
     );
     const startsWith = names.filter(([, n]) => n.toLowerCase().startsWith("demo w")).map(([, , t]) => t);
     expect(startsWith).toEqual(["DWGT"]);
