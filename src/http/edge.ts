@@ -44,7 +44,7 @@ const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.stat
  */
 export const CORK_BYTES = 16 * 1024 - 1024;
 
-/** A Response's body for a direct route's 200, sent from a later turn (see `CORK_BYTES`). */
+/** A 2xx body as a Response should carry it: every billed one is sent from a later turn (see `CORK_BYTES`). */
 export function responseBody(body: BodyBytes): string | Blob | ReadableStream {
   if (sizeOf(body) < CORK_BYTES) return wholeBody(body);
   return new ReadableStream({
