@@ -33,6 +33,14 @@ export const Params = {
       examples: ["2024-01-31"],
       error: rule(name, "must be a date written YYYY-MM-DD"),
     }),
+  /** A CIK, with or without leading zeros; the route checks the digits (`normalizeCik`). */
+  cik: (name: string) =>
+    t.String({
+      minLength: 1,
+      maxLength: 10,
+      description: "central index key, with or without leading zeros",
+      error: rule(name, "must be 1 to 10 digits"),
+    }),
   text: (name: string, description: string, maxLength: number, defaultValue?: string) =>
     t.String({
       minLength: 1,

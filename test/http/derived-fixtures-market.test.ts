@@ -140,14 +140,17 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       expect(d[field], field).toBeNull();
   });
 
-  test("a known symbol without data of a kind is a free 404 (AAPL dividend, KO valuation)", async () => {
+  test("a known symbol without data of a kind is a free 404 (AAPL dividend, KO valuation, KO filings)", async () => {
     const { key: own, userId } = fixtures.server.newKey(5);
-    // No dividends/AAPL.csv; no companyfacts for KO (no statements, so no valuation or metrics).
+    // No dividends/AAPL.csv; no companyfacts for KO (no statements, so no valuation or
+    // metrics); no submissions file for KO (edgar/submissions/CIK0000021344.json).
+    expect(existsSync(join(root, "edgar", "submissions", "CIK0000021344.json"))).toBe(false);
     for (const path of [
       "/stocks/AAPL/dividend",
       "/securities/KO/valuation",
       "/stocks/KO/fundamental-metrics",
       "/stocks/MSFT/growth",
+      "/stocks/KO/secfiling",
     ]) {
       const res = await fixtures.server.get(path, own);
       await expectProblem(res, 404, { code: "not_found" });

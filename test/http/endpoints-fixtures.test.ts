@@ -141,6 +141,20 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
       );
       expect(full.filings.length).toBe(all.length);
     });
+
+    test("form_type matches in any case and is echoed as EDGAR writes it; a form the filer never filed is an empty list", async () => {
+      const lower = await get<{ form_type: string; filings: Json[] }>(
+        "/stocks/AAPL/secfiling?form_type=10-k",
+      );
+      const upper = await get<{ form_type: string; filings: Json[] }>(
+        "/stocks/AAPL/secfiling?form_type=10-K",
+      );
+      expect(lower.form_type).toBe("10-K");
+      expect(lower.filings).toEqual(upper.filings);
+      expect(upper.filings.length).toBeGreaterThan(0);
+      const none = await get<{ filings: Json[] }>("/stocks/AAPL/secfiling?form_type=N-CSR");
+      expect(none.filings).toEqual([]);
+    });
   });
 
   describe("/sec_filings with a paged filer (TSLA)", () => {

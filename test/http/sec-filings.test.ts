@@ -190,6 +190,13 @@ describe("/sec_filings on the demo data", () => {
       await expectProblem(res, 400, { code: "invalid_parameter", name, in: "query" });
       expect(chargedBy(res), query).toBe(0);
     }
+    // Every bad CIK gets one message, here and on the calendar.
+    for (const path of ["/sec_filings", "/calendar/earnings"]) {
+      for (const cik of ["abc", "12345678901", ""]) {
+        const body = await expectProblem(await server.get(`${path}?cik=${cik}`, k), 400, { name: "cik" });
+        expect(body.errors?.[0]?.message, `${path} ${cik}`).toBe("must be 1 to 10 digits");
+      }
+    }
     const reversed = await server.get("/sec_filings?start=2024-03-01&end=2024-02-01", k);
     const body = await expectProblem(reversed, 400, { code: "invalid_parameter" });
     expect(["start", "end"]).toContain(body.errors?.[0]?.name as string);

@@ -29,7 +29,7 @@ export function calendarRoutes(billing: Billing) {
       billed: "calendar",
       query: queryParams({
         ticker: t.Optional(Params.ticker("ticker")),
-        cik: t.Optional(Params.text("cik", "central index key, with or without leading zeros", 10)),
+        cik: t.Optional(Params.cik("cik")),
         start: t.Optional(Params.date("start", "first earnings date, inclusive")),
         end: t.Optional(Params.date("end", "last earnings date, inclusive")),
         limit: Params.positiveInt("limit", "number of rows", 1000, 10_000),

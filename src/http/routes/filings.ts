@@ -78,7 +78,7 @@ export function filingsRoutes(billing: Billing) {
       billed: "sec_filings",
       query: queryParams({
         ticker: t.Optional(Params.ticker("ticker")),
-        cik: t.Optional(Params.text("cik", "central index key, with or without leading zeros", 10)),
+        cik: t.Optional(Params.cik("cik")),
         start: t.Optional(Params.date("start", "first filing date, inclusive")),
         end: t.Optional(Params.date("end", "last filing date, inclusive")),
         form: t.Optional(Params.text("form", "exact form, e.g. 10-K or 10-Q", 20)),

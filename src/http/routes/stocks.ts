@@ -107,9 +107,15 @@ export function stocksRoutes(billing: Billing) {
           end: null,
         };
         const { rows } = security.cik ? await listFilings(snapshot, filter, 1, query.limit) : { rows: [] };
+        // No filing of this form is an empty list; no filing at all is no data of the kind.
+        const anyFiling = () => listFilings(snapshot, { ...filter, form: null }, 1, 1);
+        if (rows.length === 0 && (!security.cik || (await anyFiling()).total === 0)) {
+          throw new ApiError("not_found", `no SEC filings for ${security.ticker}`);
+        }
         return {
           symbol: security.ticker,
-          form_type: query.form_type,
+          // Forms match in any case; EDGAR writes them in capitals.
+          form_type: query.form_type.toUpperCase(),
           filings: rows.map((f) => ({
             accession_number: f.accession_number,
             cik: f.cik,
