@@ -14,7 +14,12 @@ import { buildSecurities, type SecurityRow } from "./securities.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
-import { type CompanyRecord, type FilingRecord, parseSubmissions } from "./sources/submissions.ts";
+import {
+  acceptanceInUtc,
+  type CompanyRecord,
+  type FilingRecord,
+  parseSubmissions,
+} from "./sources/submissions.ts";
 import { parseCompanyTickers, parseTickersExchange } from "./sources/tickers.ts";
 import { tickerFromFileName } from "./sources/values.ts";
 import { SnapshotWriter } from "./write.ts";
@@ -191,10 +196,15 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     }
   }
   const first = new Map<string, string>();
+  const byCik = new Map<string, FilingRecord[]>();
   for (const f of byFiling.values()) {
     const seen = first.get(f.cik);
     if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
+    const own = byCik.get(f.cik);
+    if (own) own.push(f);
+    else byCik.set(f.cik, [f]);
   }
+  for (const own of byCik.values()) acceptanceInUtc(own);
   for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
   return { companies, filings: [...byFiling.values()] };
 }

@@ -9,7 +9,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
@@ -279,6 +279,43 @@ describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => 
         }
       }
     }
+  });
+
+  test("every filer's acceptance times, main and paged files alike, are read in the zone that fits EDGAR's hours", async () => {
+    const newYork = new Intl.DateTimeFormat("en-US", {
+      timeZone: "America/New_York",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
+    const minuteInNewYork = (iso: string) => {
+      const [h, m] = newYork.format(new Date(iso)).split(":").map(Number);
+      return (h ?? 0) * 60 + (m ?? 0);
+    };
+    const minuteAsWritten = (iso: string) => Number(iso.slice(11, 13)) * 60 + Number(iso.slice(14, 16));
+    // EDGAR accepts filings from 06:00 to 22:00 New York time.
+    const outside = (minute: number) => minute < 6 * 60 || minute > 22 * 60;
+    const files = readdirSync(join(root, "edgar", "submissions"));
+    const ciks = [...new Set(files.map((f) => /CIK(\d{10})/.exec(f)?.[1]).filter((c) => c !== undefined))];
+    let checked = 0;
+    for (const cik of ciks) {
+      const times = (await secFilings(`cik=${cik}`))
+        .map((r) => r.acceptance_date_time)
+        .filter((t): t is string => t !== null && !t.endsWith("T00:00:00.000Z"));
+      if (times.length < 20) continue;
+      checked++;
+      // As served (UTC, seen in New York) against the other reading (its clock as New York's).
+      const served = times.filter((t) => outside(minuteInNewYork(t))).length;
+      const other = times.filter((t) => outside(minuteAsWritten(t))).length;
+      expect(
+        served,
+        `CIK${cik}: ${served} of ${times.length} outside EDGAR's hours, ${other} read the other way`,
+      ).toBeLessThan(Math.max(other, 1));
+    }
+    expect(checked).toBeGreaterThan(25);
+    // Old filings carry midnight exactly, a placeholder: served as the file gives it.
+    const paged = await secFilings("cik=1009672&end=2001-12-31");
+    expect(paged.some((r) => r.acceptance_date_time?.endsWith("T00:00:00.000Z"))).toBe(true);
   });
 
   test("one filing listed under two CIKs has one acceptance time, the one its SGML header gives (New York)", async () => {

@@ -6,8 +6,10 @@
  * `acceptanceDateTime` is UTC in most files, but some copies carry EDGAR's New York wall
  * clock with a `Z` (the same filing listed under two CIKs four or five hours apart; Apple's
  * 10-K "accepted" at 06:01Z, 02:01 in New York, when EDGAR is closed). EDGAR accepts filings
- * from 06:00 to 22:00 New York time, so each file is read the way that puts its times in
- * those hours: as New York time when more than twice as many fall outside them read as UTC.
+ * from 06:00 to 22:00 New York time, so the importer reads all the files of one CIK the way
+ * that puts their times in those hours (`acceptanceInUtc`): as New York time when more than
+ * twice as many fall outside them read as UTC. Midnight exactly is the placeholder of old
+ * filings (no time recorded): it votes for neither reading and is kept as it is.
  */
 import { basename } from "node:path";
 import type { Company } from "../../domain/company.ts";
@@ -138,12 +140,22 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
     );
   }
   const { rows, skipped } = out.result();
-  const times = rows.map((f) => f.acceptance_date_time).filter((t): t is string => t !== null);
-  if (newYorkLabelled(times)) {
-    for (const f of rows)
-      if (f.acceptance_date_time) f.acceptance_date_time = fromNewYork(f.acceptance_date_time);
-  }
   return { filings: rows, skipped };
+}
+
+/** An acceptance time that records one (see the module comment: midnight is a placeholder). */
+const recordedTime = (iso: string | null): iso is string => iso !== null && !iso.endsWith("T00:00:00.000Z");
+
+/**
+ * One filer's filings, from every submissions file of its CIK, with their acceptance times
+ * in UTC: converted from New York time when the times were written that way.
+ */
+export function acceptanceInUtc(filings: FilingRecord[]): void {
+  const times = filings.map((f) => f.acceptance_date_time).filter(recordedTime);
+  if (!newYorkLabelled(times)) return;
+  for (const f of filings) {
+    if (recordedTime(f.acceptance_date_time)) f.acceptance_date_time = fromNewYork(f.acceptance_date_time);
+  }
 }
 
 /** EDGAR's filing hours, New York time, in minutes of the day (06:00 to 22:00, inclusive). */
