@@ -185,9 +185,9 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
         .filter((f) => f.end === quarterEnd && f.start && daysBetween(f.start, f.end) < 100)
         .sort((a, b) => a.filed.localeCompare(b.filed))
         .at(-1);
-      // Served only if that quarter ended at most 135 days before the latest release: AAPL's
+      // Served only if that quarter ended at most 226 days before the latest release: AAPL's
       // did; TSLA's companyfacts end with 2022-09-30, years before its latest 10-K (2026).
-      const fresh = daysBetween(quarterEnd, dates[0] as string) <= 135;
+      const fresh = daysBetween(quarterEnd, dates[0] as string) <= 226;
       expect(fresh).toBe(ticker === "AAPL");
       expect(e.eps_latest_q_period_end).toBe(fresh ? quarterEnd : null);
       expect(e.eps_latest_q).toBe(fresh ? (eps?.val ?? null) : null);

@@ -13,12 +13,13 @@ import { daysBetween } from "./date-math.ts";
 export const EARNINGS_VERSION = "earnings-2026.11.3";
 
 /**
- * Longest time from a quarter's end to the release that reports it: 10-K deadlines are 60–90
- * days after the year end, a 20-F's four months. A latest quarter that ended longer before the
- * latest release is not that release's quarter (the company's facts stop, as Tesla's
- * companyfacts do in 2022), and its EPS is not served as the latest quarter's.
+ * Longest time from the end of the latest quarter on file to the latest release while the
+ * facts are still current: one quarter (the next quarter's press release may come before its
+ * report's facts) plus the longest filing lag (a 20-F's four months; 10-K deadlines are 60–90
+ * days). Longer, and the company's facts have stopped (Tesla's companyfacts end in 2022): that
+ * quarter's EPS is not served as the latest quarter's.
  */
-const RELEASE_LAG_DAYS = 135;
+const STALE_AFTER_DAYS = 91 + 135;
 export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 export interface EarningsSnapshot {
@@ -48,7 +49,7 @@ export interface EarningsInput {
  * Release dates: past ones are the report dates and calendar dates on or before `asOf`; the
  * next one is the first calendar date after it. The latest quarter is the newest of the
  * quarterly statements' and of the earnings history's reported quarters (the same quarter
- * when they end in the same month), if it ended at most `RELEASE_LAG_DAYS` before the latest
+ * when they end in the same month), if it ended at most `STALE_AFTER_DAYS` before the latest
  * release. Its EPS: the statement's diluted EPS; where the filer reports none for that quarter
  * (Q4 is usually only in the annual report) or has no statements, the earnings history's
  * reported EPS for the same quarter end; estimate and surprise come from the calendar or
@@ -77,7 +78,7 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
       : reportedEnd;
   const release = past[0];
   const latestEnd =
-    newestEnd !== undefined && (release === undefined || daysBetween(newestEnd, release) <= RELEASE_LAG_DAYS)
+    newestEnd !== undefined && (release === undefined || daysBetween(newestEnd, release) <= STALE_AFTER_DAYS)
       ? newestEnd
       : null;
   const latestQ = latestEnd !== null && statementQ?.period_end === latestEnd ? statementQ : null;

@@ -99,7 +99,7 @@ export function totalDebtOf(balance: BalanceValues | null): number | null {
 
 /**
  * Cash, cash equivalents and short-term investments: the reported total, else cash plus the
- * short-term investments reported (none counts as 0); null when cash is not reported.
+ * short-term investments reported (none counts as 0); null when neither total nor cash is reported.
  */
 export function totalCashOf(balance: BalanceValues | null): number | null {
   const cash = fieldValue(balance, "cash_and_cash_equivalents");

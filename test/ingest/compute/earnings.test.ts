@@ -17,7 +17,7 @@ function earnings(input: Partial<EarningsInput>) {
 }
 
 describe("latest-quarter EPS", () => {
-  test("is the newest quarter's when it ended at most 135 days before the latest release", () => {
+  test("is the newest quarter's when it ended at most 226 days (a quarter and a filing lag) before the latest release", () => {
     const e = earnings({
       reportDates: ["2025-10-23", "2026-01-29"],
       quarters: [quarter("2025-09-30", 0.5), quarter("2025-12-31", 0.6)],
@@ -39,19 +39,33 @@ describe("latest-quarter EPS", () => {
     expect(e.eps_surprise_latest_q).toBeNull();
   });
 
-  test("a 20-F filer's year ended four months before its release still counts (135 days)", () => {
+  test("a press release of the next quarter before its facts: the quarter on file still counts, up to 226 days", () => {
+    // Statements end 2025-09-30; the calendar's release of 2026-02-14 reports the next quarter.
     const e = earnings({
-      asOf: "2026-06-01",
-      reportDates: ["2026-05-14"],
-      quarters: [quarter("2025-12-31", 1.1)],
+      asOf: "2026-02-20",
+      reportDates: ["2025-10-30"],
+      calendar: [
+        {
+          ticker: "X",
+          cik: null,
+          earning_date: "2026-02-14",
+          earning_time: "after-hours",
+          eps_forecast: null,
+          eps_actual: null,
+          eps_surprise: null,
+          no_of_estimates: null,
+          fiscal_quarter_ending: "2025-12",
+          currency: null,
+        },
+      ],
+      quarters: [quarter("2025-09-30", 0.5)],
     });
-    expect(e.eps_latest_q).toBe(1.1);
-    const late = earnings({
-      asOf: "2026-06-01",
-      reportDates: ["2026-05-16"],
-      quarters: [quarter("2025-12-31", 1.1)],
-    });
-    expect(late.eps_latest_q).toBeNull();
+    expect([e.latest_earnings_release_date, e.eps_latest_q]).toEqual(["2026-02-14", 0.5]);
+    // 2025-09-30 + 226 days = 2026-05-14; a day later the facts count as stopped.
+    const at = (release: string) =>
+      earnings({ asOf: "2026-06-01", reportDates: [release], quarters: [quarter("2025-09-30", 0.5)] })
+        .eps_latest_q;
+    expect([at("2026-05-14"), at("2026-05-15")]).toEqual([0.5, null]);
   });
 
   const reported = (end: string, date: string, eps: number, estimate: number): QuarterlyEarnings => ({
