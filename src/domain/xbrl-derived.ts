@@ -13,7 +13,7 @@ export type FieldReader = (field: string) => number | null;
 
 /** What a rule may know of the company beyond the period it fills. */
 export interface CompanyTraits {
-  /** Whether the company reports a minority interest in any period. */
+  /** Whether the company reports a minority interest other than 0 in any period. */
   reportsMinorityInterest: boolean;
 }
 
@@ -96,7 +96,7 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     field: "total_stockholders_equity",
-    rule: "total_equity − minority_interest; none reported counts as 0 only for a company that reports a minority interest in no period (else its total equity may include one: Logistic Properties of the Americas, 2020-2021)",
+    rule: "total_equity − minority_interest; none reported counts as 0 only for a company that reports no minority interest other than 0 in any period (else its total equity may include one: Logistic Properties of the Americas, 2020-2021)",
     compute: (g, company) => {
       const equity = g("total_equity");
       const minority = g("minority_interest") ?? (company.reportsMinorityInterest ? null : 0);

@@ -254,8 +254,10 @@ const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
     "WeightedAverageNumberOfDilutedSharesOutstanding WeightedAverageNumberOfShareOutstandingBasicAndDiluted ifrs:AdjustedWeightedAverageShares",
   ebit: "",
   ebitda: "",
+  // Not DepreciationAmortizationAndAccretionNet: its accretion (asset retirement obligations,
+  // discounts on securities) is not D&A expense, which EBITDA adds back.
   depreciation_and_amortization:
-    "DepreciationAmortizationAndAccretionNet DepreciationDepletionAndAmortization DepreciationAndAmortization ifrs:DepreciationAndAmortisationExpense",
+    "DepreciationDepletionAndAmortization DepreciationAndAmortization ifrs:DepreciationAndAmortisationExpense",
 };
 
 const AUX: Record<AuxField, string> = {

@@ -250,6 +250,12 @@ describe("values, restatements and labels", () => {
     const none = syntheticCompany([...year(2021, []), ...year(2022, [])]);
     expect(equityOf(none, "2021-12-31")).toBe(500);
     expect(equityOf(none, "2022-12-31")).toBe(500);
+    // A minority interest reported as 0 is none.
+    const zero = syntheticCompany([
+      ...year(2021, []),
+      ...year(2022, [instant("MinorityInterest", "2022-12-31", 0)]),
+    ]);
+    expect(equityOf(zero, "2021-12-31")).toBe(500);
   });
 
   test("the currency is the revenue/assets unit; other currencies are ignored", () => {

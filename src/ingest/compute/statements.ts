@@ -88,7 +88,7 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
   const splits = inferSplits(out.shares_outstanding);
   const periods = computePeriods(company, buildFiscalCalendar(scan), currency, splits);
   const traits = {
-    reportsMinorityInterest: periods.some((p) => (p.base.get("minority_interest")?.value ?? null) !== null),
+    reportsMinorityInterest: periods.some((p) => (p.base.get("minority_interest")?.value ?? 0) !== 0),
   };
   for (const period of periods) {
     const values = new Map<string, number | null>();
