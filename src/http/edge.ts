@@ -339,15 +339,16 @@ export class Edge {
     const reservation = ctx.reservation;
     const status = statusOf(answer);
     const ok = status >= 200 && status <= 299 && (sameTurn || !request.signal.aborted);
-    if (!reservation || !ctx.endpoint || !ok) {
+    const released = (sent: Answer) => {
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       if (reservation) {
         this.deps.billing.release(reservation);
         headers["x-credits-charged"] = "0";
         headers["x-credits-remaining"] = String(this.deps.billing.available(reservation.userId));
       }
-      return this.finish(request, url, answer, ctx, headers);
-    }
+      return this.finish(request, url, sent, ctx, headers);
+    };
+    if (!reservation || !ctx.endpoint || !ok) return released(answer);
     const endpoint = ctx.endpoint;
     const commit = (stored?: StoredResponse, sent: Answer = answer) =>
       this.deps.billing.commit(reservation, endpoint, ctx.requestId, stored).then((committed) => {
@@ -366,13 +367,22 @@ export class Edge {
     const idempotency = ctx.idempotency;
     if (answer instanceof Body && !idempotency) return commit();
     const contentType = answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type");
+    // A client that left while the body was read is not charged either.
     return readWhole(answer).then(([body, sent]) =>
-      commit(
-        idempotency
-          ? { key: idempotency.key, request_hash: idempotency.hash, status, content_type: contentType, body }
-          : undefined,
-        sent,
-      ),
+      request.signal.aborted
+        ? released(sent)
+        : commit(
+            idempotency
+              ? {
+                  key: idempotency.key,
+                  request_hash: idempotency.hash,
+                  status,
+                  content_type: contentType,
+                  body,
+                }
+              : undefined,
+            sent,
+          ),
     );
   }
 

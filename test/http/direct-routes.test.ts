@@ -143,6 +143,10 @@ describe("direct routes", () => {
     // A retried large call replays the bytes it was charged for, once.
     await expectReplayed(year, key, "year-1", text);
     expect(server.accounts.getBalance(userId)).toBe(7);
+    // HEAD of the large window: no body, billed like GET.
+    const head = await server.get(year, key, { method: "HEAD" });
+    expect([head.status, await head.text(), head.headers.get("x-credits-charged")]).toEqual([200, "", "1"]);
+    expect(server.accounts.getBalance(userId)).toBe(6);
   });
 
   test("a routed (Elysia) answer of CORK_BYTES or more is sent chunked too, its bytes unchanged", async () => {
