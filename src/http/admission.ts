@@ -4,10 +4,18 @@ const MAX_URL_LENGTH = 2048;
 const ALLOW = "GET, HEAD";
 /** Query parameters that look like an API key: refused, never used (keys in URLs end up in logs). */
 const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
+/**
+ * Query parameters that are counts on every endpoint (spec §4.3: positive integers): digits
+ * only, so that `1e1`, `0x5`, `+5`, ` 5` or `1.0` are refused rather than read as numbers; the
+ * route's schema then checks the range.
+ */
+const COUNT_PARAMS = ["limit", "page", "per_page"];
+const DIGITS = /^[0-9]{1,9}$/;
 
 /**
  * The checks every request passes before anything else: GET or HEAD only, a bounded URL,
- * no key in the query string. Returns the error to answer with, or null.
+ * no key in the query string, counts written as digits. Returns the error to answer with, or
+ * null.
  */
 export function admissionError(request: Request, url: URL): ApiError | null {
   if (request.method !== "GET" && request.method !== "HEAD") {
@@ -33,6 +41,14 @@ export function admissionError(request: Request, url: URL): ApiError | null {
       keyParam,
       "API keys go in the Authorization header (Bearer), never in the URL",
     );
+  }
+  if (url.search !== "") {
+    for (const name of COUNT_PARAMS) {
+      const value = url.searchParams.get(name);
+      if (value !== null && !DIGITS.test(value)) {
+        return invalidParameter("query", name, "must be a positive integer written in digits");
+      }
+    }
   }
   return null;
 }

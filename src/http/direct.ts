@@ -30,6 +30,11 @@ export function sizeOf(body: BodyBytes): number {
   return size;
 }
 
+/** A body's length in bytes (UTF-8 for text). */
+export function byteLength(body: BodyBytes): number {
+  return typeof body === "string" ? Buffer.byteLength(body) : sizeOf(body);
+}
+
 /** The body as a Response takes it whole: the text, or the pieces copied into one Blob. */
 export const wholeBody = (body: BodyBytes): string | Blob =>
   typeof body === "string" ? body : new Blob(body);

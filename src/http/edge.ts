@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
-import { type BodyBytes, type DirectRoute, JSON_TYPE, sizeOf, wholeBody } from "./direct.ts";
+import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, sizeOf, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
@@ -59,7 +59,8 @@ export function responseBody(body: BodyBytes): string | Blob | ReadableStream {
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
-const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/;
+/** The scheme's case does not matter (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer`. */
+const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/i;
 
 export interface EdgeDeps {
   billing: Billing;
@@ -416,9 +417,16 @@ export class Edge {
         ms: Math.round(ms * 100) / 100,
       });
     }
+    // An authenticated call that was not charged says so, with what the key's user has left.
+    if (ctx.key && headers["x-credits-charged"] === undefined) {
+      headers["x-credits-charged"] = "0";
+      headers["x-credits-remaining"] = String(this.deps.billing.available(ctx.key.user_id));
+    }
     const head = request.method === "HEAD";
     if (answer instanceof Body) {
       headers["content-type"] = JSON_TYPE;
+      // HEAD: the length the GET's body would have.
+      if (head) headers["content-length"] = String(byteLength(answer.bytes));
       return new Response(head ? null : responseBody(answer.bytes), { headers });
     }
     for (const name in headers) answer.headers.set(name, headers[name] as string);

@@ -53,6 +53,38 @@ describe("authentication", () => {
     expect(server.accounts.getBalance(expired.userId)).toBe(10);
   });
 
+  test("the scheme's case does not matter (RFC 9110): bearer and BEARER authenticate like Bearer", async () => {
+    const { key, userId } = server.newKey(10);
+    for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
+      const res = await fetch(`${server.url}/stocks/DWGT/profile`, {
+        headers: { authorization: `${scheme} ${key}` },
+      });
+      expect(res.status, scheme).toBe(200);
+    }
+    expect(server.accounts.getBalance(userId)).toBe(7);
+  });
+
+  test("authenticated calls that are not charged carry X-Credits-Charged 0 and the credits left (400, 402, 404)", async () => {
+    const { key } = server.newKey(1);
+    const bad = await server.get("/stocks/DWGT/price?start_date=2024-02-30&end_date=2024-03-01", key);
+    const unknown = await server.get("/stocks/NOSUCH/profile", key);
+    for (const res of [bad, unknown]) {
+      expect([
+        res.status,
+        res.headers.get("x-credits-charged"),
+        res.headers.get("x-credits-remaining"),
+      ]).toEqual([res.status, "0", "1"]);
+    }
+    expect([bad.status, unknown.status]).toEqual([400, 404]);
+    expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);
+    const broke = await server.get("/stocks/DWGT/profile", key);
+    expect([
+      broke.status,
+      broke.headers.get("x-credits-charged"),
+      broke.headers.get("x-credits-remaining"),
+    ]).toEqual([402, "0", "0"]);
+  });
+
   test("a key disabled through the CLI stops working on the running server within 5 s, and enabling restores it", async () => {
     const { key, keyId } = server.newKey(100);
     expect((await server.get("/stocks/DWGT/profile", key)).status).toBe(200);

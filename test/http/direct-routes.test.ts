@@ -112,10 +112,13 @@ describe("direct routes", () => {
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     expect(head.headers.get("x-credits-charged")).toBe("1");
+    // Its Content-Length is the GET body's.
+    const get = await server.get("/stocks/DWGT/fundamental-metrics", key);
+    expect(head.headers.get("content-length")).toBe(String((await get.arrayBuffer()).byteLength));
     const post = await server.get("/stocks/DWGT/profile", key, { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
-    expect(server.accounts.getBalance(userId)).toBe(9);
+    expect(server.accounts.getBalance(userId)).toBe(8);
   });
 
   test("a body of CORK_BYTES or more is sent chunked, a smaller one with its length; the bytes are the same", async () => {
@@ -143,9 +146,10 @@ describe("direct routes", () => {
     // A retried large call replays the bytes it was charged for, once.
     await expectReplayed(year, key, "year-1", text);
     expect(server.accounts.getBalance(userId)).toBe(7);
-    // HEAD of the large window: no body, billed like GET.
+    // HEAD of the large window: no body, the GET body's length, billed like GET.
     const head = await server.get(year, key, { method: "HEAD" });
     expect([head.status, await head.text(), head.headers.get("x-credits-charged")]).toEqual([200, "", "1"]);
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
     expect(server.accounts.getBalance(userId)).toBe(6);
   });
 

@@ -1063,7 +1063,21 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       const { key: own, userId } = server.newKey(100);
       for (const kind of KINDS) {
         const base = `/stocks/AAPL/${PATH[kind]}`;
-        for (const limit of ["101", "0", "-1", "1.5", "ten"]) {
+        // Digits only: 1e1, 0x5, +5, " 5" and 1.0 would all read as numbers.
+        for (const limit of [
+          "101",
+          "0",
+          "-1",
+          "1.5",
+          "ten",
+          "1e1",
+          "0x5",
+          "%2B5",
+          "%205",
+          "5%20",
+          "1.0",
+          "",
+        ]) {
           const res = await server.get(`${base}?limit=${limit}`, own);
           await expectProblem(res, 400, { code: "invalid_parameter", name: "limit", in: "query" });
           expect(chargedBy(res)).toBe(0);

@@ -45,17 +45,21 @@ const DESCRIPTION =
 const PERIOD_TYPE = t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")]);
 
 interface StatementQuery {
-  period_type?: PeriodFilter["periodType"];
+  /** Filled with its default, annual, when the call does not give it. */
+  period_type: PeriodFilter["periodType"];
   timeframe?: PeriodFilter["periodType"];
   start?: string;
   end?: string;
   limit: number;
 }
 
-/** The filter a statement call's query asks for; 400 when `period_type` and `timeframe` disagree. */
-function periodFilter(query: StatementQuery): PeriodFilter {
+/**
+ * The filter a statement call's query asks for (`periodTypeGiven`: the call named period_type,
+ * rather than getting its default); 400 when `period_type` and `timeframe` disagree.
+ */
+function periodFilter(query: StatementQuery, periodTypeGiven: boolean): PeriodFilter {
   const { period_type, timeframe } = query;
-  if (period_type && timeframe && period_type !== timeframe) {
+  if (periodTypeGiven && timeframe && period_type !== timeframe) {
     throw invalidParameter(
       "query",
       "timeframe",
@@ -66,7 +70,7 @@ function periodFilter(query: StatementQuery): PeriodFilter {
   const end = query.end === undefined ? null : calendarDate(query.end, "end");
   orderedRange(start, end, ["start", "end"]);
   return {
-    periodType: period_type ?? timeframe ?? "annual",
+    periodType: periodTypeGiven ? period_type : (timeframe ?? period_type),
     fromYear: start ? Number(start.slice(0, 4)) : 0,
     toYear: end ? Number(end.slice(0, 4)) : 9999,
     limit: query.limit,
@@ -104,7 +108,12 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       const snapshot = snapshotOf(request);
       const security = resolveSecurity(snapshot, params.symbol);
       const periods = security.cik
-        ? await getStatementPeriods(snapshot, kind, security.cik, periodFilter(query))
+        ? await getStatementPeriods(
+            snapshot,
+            kind,
+            security.cik,
+            periodFilter(query, new URL(request.url).searchParams.has("period_type")),
+          )
         : null;
       if (!periods) throw new ApiError("not_found", `no ${title.toLowerCase()} data for ${security.ticker}`);
       // The statement object's key is the kind, which TypeScript cannot follow through the loop.
@@ -114,12 +123,11 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       billed: endpoint,
       params: t.Object({ symbol: Params.ticker("symbol") }),
       query: queryParams({
-        period_type: t.Optional(
-          t.Union(PERIOD_TYPE.anyOf, {
-            description: "annual (default), quarterly or ttm",
-            error: "period_type: must be annual, quarterly or ttm",
-          }),
-        ),
+        period_type: t.Union(PERIOD_TYPE.anyOf, {
+          default: "annual",
+          description: "annual (default), quarterly or ttm",
+          error: "period_type: must be annual, quarterly or ttm",
+        }),
         timeframe: t.Optional(
           t.Union(PERIOD_TYPE.anyOf, {
             description: "another name for period_type",
