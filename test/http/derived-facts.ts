@@ -358,6 +358,26 @@ export function monthEnds(rows: readonly CsvPrice[]): CsvPrice[] {
   return rows.filter((r, i) => rows[i + 1]?.date.slice(0, 7) !== r.date.slice(0, 7));
 }
 
+/**
+ * The dividend yield range's inputs (docs/methodology.md): at each month end of the five
+ * years up to `last` whose trailing year starts on or after the first ex-date, the amounts
+ * with ex-dates in its trailing 365 days over its close. `rows` ascending by date.
+ */
+export function trailingYields(
+  prices: readonly CsvPrice[],
+  rows: readonly { date: string; amount: number }[],
+  last: string,
+): number[] {
+  const first = rows[0]?.date ?? last;
+  return monthEnds(prices)
+    .filter((p) => p.date > addYears(last, -5) && addDays(p.date, -365) >= first)
+    .map((p) => {
+      const start = addDays(p.date, -365);
+      const sum = rows.filter((r) => r.date > start && r.date <= p.date).reduce((s, r) => s + r.amount, 0);
+      return sum / p.close;
+    });
+}
+
 export interface Split {
   date: string;
   ratio: number;

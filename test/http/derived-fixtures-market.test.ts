@@ -12,16 +12,15 @@ import { FIXTURES } from "../helpers/env.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import {
   addDays,
-  addYears,
   cikOf,
   daysBetween,
   factsOf,
-  monthEnds,
   nasdaqMoney,
   readDividendCsv,
   readNasdaqCalendar,
   readPriceCsv,
   relDiff,
+  trailingYields,
 } from "./derived-facts.ts";
 import {
   type CsvPrice,
@@ -107,15 +106,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       expect(d.dps_next_payment).toBe(next.amount);
       expect(d.payment_date_next).toBeNull(); // the file has no pay-date column
       // 5-year trailing-yield range over month ends whose trailing year starts after the first ex-date.
-      const yields = monthEnds(prices)
-        .filter((p) => p.date > addYears(last.date, -5) && addDays(p.date, -365) >= (rows[0]?.date as string))
-        .map((p) => {
-          const start = addDays(p.date, -365);
-          const sum = rows
-            .filter((r) => r.date > start && r.date <= p.date)
-            .reduce((s, r) => s + r.amount, 0);
-          return sum / p.close;
-        });
+      const yields = trailingYields(prices, rows, last.date);
       expectRel(d.dividend_yield_history_high, Math.max(...yields), `${ticker} yield high`, 1e-9);
       expectRel(d.dividend_yield_history_low, Math.min(...yields), `${ticker} yield low`, 1e-9);
     });

@@ -11,14 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, tempDir } from "../helpers/env.ts";
-import {
-  addDays,
-  addYears,
-  monthEnds,
-  relDiff,
-  splitFactorAfter,
-  splitsFromActions,
-} from "./derived-facts.ts";
+import { addDays, relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
 import { type CsvPrice, type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
@@ -67,15 +60,11 @@ describe.skipIf(!FIXTURES)("Nasdaq dividend amounts on the closes' split basis (
     }));
     const body = await fixtures.get<{ dividend: Json }>("/stocks/AAPL/dividend");
     const d = body.dividend;
-    const yields = monthEnds(prices)
-      .filter((p) => p.date > addYears(last.date, -5))
-      .map((p) => {
-        const start = addDays(p.date, -365);
-        const sum = adjusted
-          .filter((r) => r.date > start && r.date <= p.date)
-          .reduce((s, r) => s + r.amount, 0);
-        return sum / p.close;
-      });
+    const yields = trailingYields(
+      prices,
+      [...adjusted].sort((a, b) => a.date.localeCompare(b.date)),
+      last.date,
+    );
     const high = Math.max(...yields);
     expect(relDiff(d.dividend_yield_history_high as number, high)).toBeLessThan(1e-9);
     expect(high).toBeLessThan(0.02); // not the 0.068 of unadjusted amounts
