@@ -440,10 +440,7 @@ export class Edge {
  * a direct route's does (`responseBody`): it is sent after its commit, in a later turn.
  */
 async function readWhole(answer: Answer): Promise<[Uint8Array, Answer]> {
-  if (answer instanceof Body) {
-    const body = answer.bytes;
-    return [await new Blob(typeof body === "string" ? [body] : body).bytes(), answer];
-  }
+  if (answer instanceof Body) return [await new Blob([wholeBody(answer.bytes)]).bytes(), answer];
   const bytes = await answer.bytes();
   const headers = answer.headers;
   headers.delete("content-length");

@@ -57,10 +57,7 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
     out.push({ security_id: input.securityId, kind, as_of: asOf, body: JSON.stringify(body) });
   const symbol = input.symbol;
   const lastPrice = input.prices.at(-1) ?? null;
-  // Split-adjusted closes are on the basis of the day the price file was made (its last
-  // row): counts reported before it are multiplied by the splits up to then, and counts
-  // filed after it, on a later basis, are divided by the splits since.
-  const basis: ShareBasis = { splits: inferSplits(input.shares), date: lastPrice?.date ?? null };
+  const basis = basisOf(input);
   const dividends = dividendsOnBasis(input.dividends, basis);
   const statements = input.statements;
   let marketCap: number | null = null;
@@ -112,6 +109,16 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
 }
 
 /**
+ * The closes' share basis. Split-adjusted closes are on the basis of the day the price file
+ * was made (its last row): counts reported before it are multiplied by the splits up to then,
+ * and counts filed after it, on a later basis, are divided by the splits since. Without
+ * prices: the basis after every split.
+ */
+function basisOf(input: SecurityInputs): ShareBasis {
+  return { splits: inferSplits(input.shares), date: input.prices.at(-1)?.date ?? null };
+}
+
+/**
  * Dividend rows on the closes' basis: an amount as declared (a Nasdaq history) is divided by
  * the splits after its ex-date; split-adjusted amounts are kept.
  */
@@ -143,26 +150,28 @@ function deriveDividend(
 }
 
 /**
- * Whether some of a security's documents are dated by the whole snapshot: earnings without a
- * price or report of its own, dividends without prices (their yields are then null).
+ * Which of a security's documents are dated by the whole snapshot: earnings without a price
+ * or report of its own, dividends without prices (their yields are then null).
  */
+function undated(input: SecurityInputs) {
+  return {
+    earnings: ownAsOf(input) === null && input.calendar.length > 0,
+    dividends: input.prices.length === 0 && (input.dividends?.length ?? 0) > 0,
+  };
+}
+
+/** Whether some of a security's documents wait for the snapshot's data date (`deriveUndated`). */
 export function isUndated(input: SecurityInputs): boolean {
-  const earnings = ownAsOf(input) === null && input.calendar.length > 0;
-  const dividends = input.prices.length === 0 && (input.dividends?.length ?? 0) > 0;
+  const { earnings, dividends } = undated(input);
   return earnings || dividends;
 }
 
 /** Those documents, as of the snapshot's data date (its latest price date). */
 export function deriveUndated(input: SecurityInputs, dataAsOf: string): DerivedRow[] {
+  const { earnings, dividends } = undated(input);
   return [
-    ...(ownAsOf(input) === null ? deriveEarnings(input, dataAsOf) : []),
-    ...(input.prices.length === 0
-      ? deriveDividend(
-          input,
-          dividendsOnBasis(input.dividends, { splits: inferSplits(input.shares), date: null }),
-          dataAsOf,
-        )
-      : []),
+    ...(earnings ? deriveEarnings(input, dataAsOf) : []),
+    ...(dividends ? deriveDividend(input, dividendsOnBasis(input.dividends, basisOf(input)), dataAsOf) : []),
   ];
 }
 

@@ -59,6 +59,14 @@ export async function listFilings(
   return { rows, total: count[0]?.n ?? 0 };
 }
 
+/** Whether the snapshot lists any filing of a filer. */
+export async function hasFilings(snapshot: LoadedSnapshot, cik: string): Promise<boolean> {
+  if (!snapshot.has("filings")) return false;
+  const params = { cik, form: null, accession: null, start: null, end: null };
+  const count = await snapshot.all<{ n: number }>(COUNT_FILINGS, params);
+  return (count[0]?.n ?? 0) > 0;
+}
+
 /** The document's address on the SEC site (the filing index when no primary document is known). */
 export function filingUrl(row: Pick<FilingRow, "cik" | "accession_number" | "primary_document">): string {
   const folder = `https://www.sec.gov/Archives/edgar/data/${Number(row.cik)}/${row.accession_number.replaceAll("-", "")}`;

@@ -36,7 +36,7 @@ export class SecurityIndex {
       const name = security.name.toLowerCase();
       // The ticker without its share class: BRK for BRK.A and BRK.B.
       const base = security.ticker_key.split(".")[0] ?? security.ticker_key;
-      this.names.push({ security, name, words: name.split(/[^\p{L}\p{N}]+/u).filter(Boolean), base });
+      this.names.push({ security, name, words: wordsOf(name), base });
     }
   }
 
@@ -59,7 +59,7 @@ export class SecurityIndex {
   search(query: string, page: number, perPage: number): SearchPage {
     const key = tickerKey(query);
     const text = query.trim().toLowerCase();
-    const queryWords = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const queryWords = wordsOf(text);
     const hits: { security: Security; rank: number; name: string }[] = [];
     for (const { security, name, words, base } of this.names) {
       const rank =
@@ -85,4 +85,9 @@ export class SecurityIndex {
     const start = (page - 1) * perPage;
     return { rows: hits.slice(start, start + perPage).map((h) => h.security), total: hits.length };
   }
+}
+
+/** The words of a text: its runs of letters and digits. */
+function wordsOf(text: string): string[] {
+  return text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }

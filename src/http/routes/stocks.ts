@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError, invalidParameter } from "../../errors.ts";
-import { filingUrl, listFilings } from "../../query/filings.ts";
+import { filingUrl, hasFilings, listFilings } from "../../query/filings.ts";
 import { DirectRoute } from "../direct.ts";
 import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
 import { Profile, profileOf } from "../models/profile.ts";
@@ -108,8 +108,7 @@ export function stocksRoutes(billing: Billing) {
         };
         const { rows } = security.cik ? await listFilings(snapshot, filter, 1, query.limit) : { rows: [] };
         // No filing of this form is an empty list; no filing at all is no data of the kind.
-        const anyFiling = () => listFilings(snapshot, { ...filter, form: null }, 1, 1);
-        if (rows.length === 0 && (!security.cik || (await anyFiling()).total === 0)) {
+        if (rows.length === 0 && !(security.cik && (await hasFilings(snapshot, security.cik)))) {
           throw new ApiError("not_found", `no SEC filings for ${security.ticker}`);
         }
         return {

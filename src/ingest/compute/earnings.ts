@@ -11,6 +11,7 @@ import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.t
 import { daysBetween } from "./date-math.ts";
 
 export const EARNINGS_VERSION = "earnings-2026.11.3";
+export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 /**
  * Longest time from the end of the latest quarter on file to the latest release while the
@@ -20,7 +21,6 @@ export const EARNINGS_VERSION = "earnings-2026.11.3";
  * quarter's EPS is not served as the latest quarter's.
  */
 const STALE_AFTER_DAYS = 91 + 135;
-export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 export interface EarningsSnapshot {
   latest_earnings_release_date: string | null;
