@@ -77,16 +77,13 @@ describe("latest-quarter EPS", () => {
     surprise_ratio: null,
     report_time: null,
   });
+  const historyOf = (...quarterly: QuarterlyEarnings[]) => ({ ticker: "X", annual: [], quarterly });
 
   test("a company with only an earnings history: its newest reported quarter, estimate and surprise", () => {
-    const history = {
-      ticker: "HD",
-      annual: [],
-      quarterly: [
-        reported("2023-07-31", "2023-08-15", 4.65, 4.45),
-        reported("2023-04-30", "2023-05-16", 3.82, 3.8),
-      ],
-    };
+    const history = historyOf(
+      reported("2023-07-31", "2023-08-15", 4.65, 4.45),
+      reported("2023-04-30", "2023-05-16", 3.82, 3.8),
+    );
     const e = earnings({ asOf: "2024-03-08", reportDates: ["2023-05-16", "2023-08-15"], history });
     expect(e.latest_earnings_release_date).toBe("2023-08-15");
     expect(e.eps_latest_q_period_end).toBe("2023-07-31");
@@ -96,14 +93,10 @@ describe("latest-quarter EPS", () => {
   });
 
   test("a history quarter newer than the statements' is the latest; one of the same month is the statements' quarter", () => {
-    const history = {
-      ticker: "X",
-      annual: [],
-      quarterly: [
-        reported("2026-01-01", "2026-01-29", 0.5, 0.45),
-        reported("2025-09-30", "2025-10-22", 0.4, 0.41),
-      ],
-    };
+    const history = historyOf(
+      reported("2026-01-01", "2026-01-29", 0.5, 0.45),
+      reported("2025-09-30", "2025-10-22", 0.4, 0.41),
+    );
     const stale = earnings({
       reportDates: ["2022-10-24", "2025-10-22", "2026-01-29"],
       quarters: [quarter("2022-09-30", 0.95)],
