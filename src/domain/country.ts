@@ -67,9 +67,19 @@ function simplify(name: string): string {
     .trim();
 }
 
-/** The ISO code for a country name, trying the part before a comma too; null when unknown. */
+/**
+ * The ISO code for a country name; null when unknown. Tries the whole name, then the part
+ * before a comma ("Taiwan, Province of China"), then the part after the last one: EDGAR
+ * names a Canadian province "British Columbia, Canada".
+ */
 export function countryIso(name: string | null | undefined): string | null {
   if (!name) return null;
   const index = nameIndex();
-  return index.get(simplify(name)) ?? index.get(simplify(name.split(",")[0] ?? "")) ?? null;
+  const parts = name.split(",");
+  return (
+    index.get(simplify(name)) ??
+    index.get(simplify(parts[0] ?? "")) ??
+    index.get(simplify(parts.at(-1) ?? "")) ??
+    null
+  );
 }

@@ -12,6 +12,7 @@ import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
+import { parseFilerMetadata } from "./sources/filer-metadata.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
 import {
@@ -75,6 +76,7 @@ export async function importSources(
 async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<string | null> {
   const edgar = join(ctx.root, "edgar");
   const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
+  addListedFilers(ctx, companies, join(edgar, "listed_filer_metadata.csv"));
   const priceFiles = new Map(
     ctx.files(join(ctx.root, "prices"), ".csv").map((f) => [tickerKey(tickerFromFileName(f)), f]),
   );
@@ -174,8 +176,10 @@ class CompanyWriter {
   }
 }
 
+type CompanyWithFilings = CompanyRecord & { first_filing_date: string | null };
+
 function readSubmissions(ctx: ImportContext, dir: string) {
-  const companies: (CompanyRecord & { first_filing_date: string | null })[] = [];
+  const companies: CompanyWithFilings[] = [];
   const byFiling = new Map<string, FilingRecord>();
   // Main files before paged ones: the recent list's copy of a filing is the one kept.
   const files = ctx
@@ -207,6 +211,14 @@ function readSubmissions(ctx: ImportContext, dir: string) {
   for (const own of byCik.values()) acceptanceInUtc(own);
   for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
   return { companies, filings: [...byFiling.values()] };
+}
+
+/** Companies of the filer-metadata table whose own submissions file was not imported. */
+function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], file: string): void {
+  const known = new Set(companies.map((c) => c.cik));
+  for (const c of ctx.readOne(file, "filer_metadata", parseFilerMetadata)) {
+    if (!known.has(c.cik)) companies.push({ ...c, first_filing_date: null });
+  }
 }
 
 /** Filing dates of each company's periodic reports (10-K, 10-Q, 20-F, 40-F; not amendments). */

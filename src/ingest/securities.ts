@@ -59,7 +59,7 @@ export function buildSecurities(input: {
   for (const t of input.tickerList) add(t.ticker, t.cik, t.name, t.exchange, true);
   for (const c of input.companies) {
     for (const [i, ticker] of c.tickers.entries())
-      add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);
+      if (ticker) add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);
   }
   for (const ticker of input.priceTickers) add(ticker, null, ticker, null, false);
   // The US composite listing (exchCode "US") identifies a security across US exchanges.

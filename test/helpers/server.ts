@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { type Config, type Limits, loadConfig } from "../../src/config.ts";

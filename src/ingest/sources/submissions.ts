@@ -29,8 +29,9 @@ import {
 
 /** The company part of a submissions file (the first filing date comes from all its filings). */
 export interface CompanyRecord extends Omit<Company, "first_filing_date"> {
-  tickers: string[];
-  exchanges: string[];
+  /** Tickers and their exchanges, paired by position; null where the file has a gap. */
+  tickers: (string | null)[];
+  exchanges: (string | null)[];
 }
 
 export interface FilingRecord {
@@ -73,11 +74,7 @@ export function parseSubmissions(text: string, file: string, opts: ParseOptions 
 function companyRecord(json: JsonObject, cik: string): CompanyRecord {
   const addresses = isObject(json.addresses) ? json.addresses : {};
   const business = isObject(addresses.business) ? addresses.business : {};
-  const foreign = business.isForeignLocation === 1;
-  const description = text(business.stateOrCountryDescription);
-  // EDGAR codes US states with two letters and other countries with a letter+digit code.
-  const usState = !foreign && /^[A-Z]{2}$/.test(text(business.stateOrCountry) ?? "");
-  return {
+  return companyFromFields({
     cik,
     name: text(json.name) ?? "",
     entity_type: text(json.entityType),
@@ -86,16 +83,60 @@ function companyRecord(json: JsonObject, cik: string): CompanyRecord {
     category: text(json.category),
     fiscal_year_end: text(json.fiscalYearEnd),
     state_of_incorporation: text(json.stateOfIncorporation),
-    country_iso: usState ? "US" : countryIso(description),
-    country: usState ? "United States" : description,
     website: text(json.website),
     investor_website: text(json.investorWebsite),
     description: text(json.description),
     phone: text(json.phone),
     ein: text(json.ein),
-    tickers: stringArray(json.tickers),
-    exchanges: stringArray(json.exchanges),
+    tickers: positional(json.tickers),
+    exchanges: positional(json.exchanges),
+    business_location: {
+      code: text(business.stateOrCountry),
+      description: text(business.stateOrCountryDescription),
+      foreign: business.isForeignLocation === 1,
+    },
+  });
+}
+
+/** Where a filer's business address is, as EDGAR codes it. */
+export interface EdgarLocation {
+  /** `stateOrCountry`: two letters for a US state, a letter and a digit for other places. */
+  code: string | null;
+  /** `stateOrCountryDescription`: the state code again, or a name ("British Columbia, Canada"). */
+  description: string | null;
+  /** `isForeignLocation`, where the source has it. */
+  foreign: boolean;
+}
+
+/**
+ * A company record from the header fields of a submissions file, whatever file carried them
+ * (the submissions JSON, or a table of them: filer-metadata.ts). The country is the business
+ * address's.
+ */
+export function companyFromFields(
+  fields: Omit<CompanyRecord, "country_iso" | "country"> & { business_location: EdgarLocation },
+): CompanyRecord {
+  const { business_location: where, ...company } = fields;
+  const usState = !where.foreign && /^[A-Z]{2}$/.test(where.code ?? "");
+  return {
+    ...company,
+    category: filerCategory(company.category),
+    country_iso: usState ? "US" : countryIso(where.description),
+    country: usState ? "United States" : where.description,
   };
+}
+
+/**
+ * EDGAR joins a filer's categories with an HTML line break ("Non-accelerated
+ * filer<br>Smaller reporting company", or "<br>Emerging growth company" with the first one
+ * empty): a comma-separated list of the ones given.
+ */
+function filerCategory(category: string | null): string | null {
+  const parts = (category ?? "")
+    .split(/<br\s*\/?>/i)
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  return parts.length > 0 ? parts.join(", ") : null;
 }
 
 function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: string, opts: ParseOptions) {
@@ -209,10 +250,9 @@ function text(value: unknown): string | null {
   return t === "" ? null : t;
 }
 
-function stringArray(value: unknown): string[] {
-  return Array.isArray(value)
-    ? value.filter((v): v is string => typeof v === "string" && v.trim() !== "")
-    : [];
+/** A list's texts in place (null for anything else), so that two lists stay paired. */
+function positional(value: unknown): (string | null)[] {
+  return Array.isArray(value) ? value.map(text) : [];
 }
 
 function timestamp(value: unknown): string | null {
