@@ -64,6 +64,7 @@ export async function importCommand(args: ParsedArgs, config: Config, io: Io): P
   const { report } = manifest;
   for (const [source, n] of Object.entries(report.sources))
     io.err(`  ${source}: ${n.records} records from ${n.files} files`);
+  for (const note of report.notes) io.err(`  note: ${note}`);
   if (report.skipped_total > 0) {
     io.err(`  skipped ${report.skipped_total} records, e.g.:`);
     for (const s of report.skipped.slice(0, 10))

@@ -11,7 +11,7 @@ import type { ImportContext, RecordingContext } from "./context.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
 import { type PriceColumns, toPriceColumns } from "./price-columns.ts";
 import { parseCompanyFacts } from "./sources/companyfacts.ts";
-import { parsePrices } from "./sources/prices.ts";
+import { parsePriceFile } from "./sources/prices.ts";
 import { parseJson } from "./sources/values.ts";
 
 /** One security of a company and its per-ticker market inputs. */
@@ -100,7 +100,7 @@ export class CompanyPass {
   }
 
   private security(index: number, job: SecurityJob, statements: Statements | null): SecurityResult {
-    const prices = job.priceFile ? this.ctx.parse(job.priceFile, "prices", parsePrices) : [];
+    const prices = job.priceFile ? this.ctx.parse(job.priceFile, "prices", parsePriceFile) : [];
     const inputs: SecurityInputs = {
       securityId: job.securityId,
       symbol: job.symbol,

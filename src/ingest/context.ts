@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshots.ts";
 import { ImportError } from "./errors.ts";
 import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
@@ -13,6 +13,9 @@ const LISTED_SKIPS = 1000;
 export class ImportContext {
   readonly report: ImportReport = { sources: {}, skipped: [], skipped_total: 0, notes: [] };
   readonly parseOptions: ParseOptions;
+  /** What the readers looked for: folders with extensions, and single files. */
+  private readonly claims: { dir: string; exts: string[] }[] = [];
+  private readonly claimedFiles = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -29,10 +32,30 @@ export class ImportContext {
 
   /** Files with this extension below `dir` (recursively), sorted; none when `dir` is absent. */
   files(dir: string, ...exts: string[]): string[] {
+    this.claims.push({ dir: join(dir, sep), exts });
     if (!existsSync(dir)) return [];
     return readdirSync(dir, { recursive: true, encoding: "utf8" })
       .filter((f) => exts.some((ext) => f.toLowerCase().endsWith(ext)))
       .map((f) => join(dir, f))
+      .sort();
+  }
+
+  /**
+   * Files below the source root that no reader looked for (by `files` or `readOne`), dot
+   * files aside: a file in a format or place the importer does not know, named in the report
+   * so that it is not passed over in silence.
+   */
+  unclaimed(): string[] {
+    const claimed = (file: string) =>
+      this.claimedFiles.has(file) ||
+      this.claims.some(
+        (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
+      );
+    return readdirSync(this.root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => !claimed(file))
+      .map((file) => this.name(file))
       .sort();
   }
 
@@ -51,6 +74,7 @@ export class ImportContext {
   }
 
   readOne<T>(file: string, source: string, parser: Parser<T>): T[] {
+    this.claimedFiles.add(file);
     return existsSync(file) ? this.parse(file, source, parser) : [];
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
 import { normalizeCik, tickerKey } from "../domain/tickers.ts";
@@ -11,6 +11,7 @@ import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities, type SecurityRow } from "./securities.ts";
+import { alphaVantageSymbol } from "./sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseFilerMetadata } from "./sources/filer-metadata.ts";
 import { parseOwnershipDocument } from "./sources/form4.ts";
@@ -77,9 +78,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   const edgar = join(ctx.root, "edgar");
   const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
   addListedFilers(ctx, companies, join(edgar, "listed_filer_metadata.csv"));
-  const priceFiles = new Map(
-    ctx.files(join(ctx.root, "prices"), ".csv").map((f) => [tickerKey(tickerFromFileName(f)), f]),
-  );
+  const priceFiles = priceFilesByTicker(ctx);
   const securities = buildSecurities({
     exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
     tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
@@ -89,7 +88,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   });
   await writer.append("securities", securities.values());
   await writer.append("companies", companies);
-  const market = readMarketSources(ctx);
+  const market = readMarketSources(ctx, priceFiles);
   await writeMarketTables(writer, market, securities);
   await importInsiderTrades(ctx, writer, join(edgar, "form4"));
   const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings));
@@ -99,6 +98,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
     await pool.run(jobs, (result) => written.write(result));
     if (written.dataAsOf !== null) await writer.append("derived", await pool.finishUndated(written.dataAsOf));
     await writer.append("filings", withXbrl(filings, written.xbrlFilings));
+    noteUnread(ctx);
     return written.dataAsOf;
   } finally {
     pool.close();
@@ -176,6 +176,38 @@ class CompanyWriter {
   }
 }
 
+/**
+ * The price file of each ticker (by ticker key): `prices/<TICKER>.csv`, or an Alpha Vantage
+ * series (`.json`) of the symbol its "Meta Data" names, else its file name. A CSV wins over a
+ * JSON of the same ticker; the file passed over is named in the report's notes.
+ */
+function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
+  const out = new Map<string, string>();
+  const files = ctx.files(join(ctx.root, "prices"), ".csv", ".json");
+  const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
+  for (const file of csvFirst) {
+    const ticker = (isJson(file) ? alphaVantageSymbol(headOf(file)) : null) ?? tickerFromFileName(file);
+    const key = tickerKey(ticker);
+    const taken = out.get(key);
+    if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
+    else out.set(key, file);
+  }
+  return out;
+}
+
+const isJson = (file: string) => file.toLowerCase().endsWith(".json");
+
+/** A file's first 4 KiB, as text. */
+function headOf(file: string): string {
+  const fd = openSync(file, "r");
+  try {
+    const buffer = Buffer.alloc(4096);
+    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 type CompanyWithFilings = CompanyRecord & { first_filing_date: string | null };
 
 function readSubmissions(ctx: ImportContext, dir: string) {
@@ -211,6 +243,18 @@ function readSubmissions(ctx: ImportContext, dir: string) {
   for (const own of byCik.values()) acceptanceInUtc(own);
   for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
   return { companies, filings: [...byFiling.values()] };
+}
+
+/** Files named in the report's notes when no source format took them. */
+const LISTED_UNREAD = 20;
+
+function noteUnread(ctx: ImportContext): void {
+  const unread = ctx.unclaimed();
+  if (unread.length === 0) return;
+  const more = unread.length > LISTED_UNREAD ? `, and ${unread.length - LISTED_UNREAD} more` : "";
+  ctx.note(
+    `${unread.length} file${unread.length === 1 ? "" : "s"} not read (no source format of that name or place): ${unread.slice(0, LISTED_UNREAD).join(", ")}${more}`,
+  );
 }
 
 /** Companies of the filer-metadata table whose own submissions file was not imported. */

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { tickerKey } from "../domain/tickers.ts";
 import type { ImportContext } from "./context.ts";
+import { parseAlphaVantageDividends } from "./sources/alphavantage-daily.ts";
 import type { CalendarRow } from "./sources/calendar.ts";
 import { parseCalendar } from "./sources/calendar.ts";
 import { type DividendRow, parseDividends } from "./sources/dividends.ts";
@@ -21,7 +22,14 @@ export interface MarketSources {
   growth: Map<string, GrowthSignalsRow>;
 }
 
-export function readMarketSources(ctx: ImportContext): MarketSources {
+/**
+ * Reads them all. `priceFiles` (price file by ticker key) lends its Alpha Vantage series'
+ * dividend events to tickers that have no dividends file of their own.
+ */
+export function readMarketSources(
+  ctx: ImportContext,
+  priceFiles: ReadonlyMap<string, string>,
+): MarketSources {
   const dividends = new Map<string, DividendRow[]>();
   for (const file of ctx.files(join(ctx.root, "dividends"), ".csv", ".json")) {
     const ticker = tickerFromFileName(file);
@@ -29,6 +37,13 @@ export function readMarketSources(ctx: ImportContext): MarketSources {
       parseDividends(text, name, { ...opts, ticker }),
     );
     dividends.set(tickerKey(ticker), rows);
+  }
+  for (const [key, file] of priceFiles) {
+    if (dividends.has(key) || !file.toLowerCase().endsWith(".json")) continue;
+    const rows = ctx.parse(file, "dividends", (text, name, opts) =>
+      parseAlphaVantageDividends(text, name, { ...opts, ticker: key }),
+    );
+    dividends.set(key, rows);
   }
   const calendar = ctx
     .files(join(ctx.root, "calendar"), ".csv", ".json")

@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ImportError } from "../../src/ingest/errors.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
+import { importErrorOf } from "../helpers/import-error.ts";
 import { FIXTURES, readRaw } from "./companyfacts-helpers.ts";
 
 if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real companyfacts parser tests");
@@ -22,16 +22,6 @@ const fact = {
   filed: "2024-02-01",
 };
 const doc = (facts: unknown, cik: unknown = 1) => ({ cik, entityName: "X", facts });
-
-function importErrorOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ImportError) return err;
-    throw err;
-  }
-  throw new Error("expected an ImportError");
-}
 
 describe("parseCompanyFacts on synthetic documents", () => {
   test("normalises a numeric or zero-padded string cik to ten digits", () => {

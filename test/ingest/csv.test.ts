@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { ImportError } from "../../src/ingest/errors.ts";
 import {
   findColumn,
   forEachCsvRecord,
@@ -7,17 +6,7 @@ import {
   readCsv,
   requireColumn,
 } from "../../src/ingest/sources/csv.ts";
-
-/** The ImportError `run` throws (fails the test if it throws something else or nothing). */
-function importErrorOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ImportError) return error;
-    throw error;
-  }
-  throw new Error("expected an ImportError, nothing was thrown");
-}
+import { importErrorOf } from "../helpers/import-error.ts";
 
 describe("readCsv: layout", () => {
   test("header and records with 1-based line numbers", () => {

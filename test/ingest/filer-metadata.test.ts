@@ -7,25 +7,15 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { countryIso } from "../../src/domain/country.ts";
-import { ImportError } from "../../src/ingest/errors.ts";
 import { parseFilerMetadata } from "../../src/ingest/sources/filer-metadata.ts";
 import { FIXTURES } from "../helpers/env.ts";
+import { importErrorOf } from "../helpers/import-error.ts";
 
 const HEADER =
   "name,cik,business_stateOrCountry,business_stateOrCountryDescription,category,entityType,exchanges,fiscalYearEnd,phone,sic,sicDescription,stateOfIncorporation,tickers";
 
 function parse(lines: string[], lenient = false) {
   return parseFilerMetadata([HEADER, ...lines].join("\n"), "edgar/listed_filer_metadata.csv", { lenient });
-}
-
-function importError(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ImportError) return error;
-    throw error;
-  }
-  throw new Error("expected an ImportError");
 }
 
 describe("filer metadata CSV", () => {
@@ -73,7 +63,7 @@ describe("filer metadata CSV", () => {
       `BAD LIST,12,NY,NY,,,"['NYSE'",1231,,,,,[]`,
       `GOOD AGAIN,10,NY,NY,,,[],0630,,,,,[]`,
     ];
-    const strict = importError(() => parse(lines));
+    const strict = importErrorOf(() => parse(lines));
     expect(String(strict)).toBe('edgar/listed_filer_metadata.csv:3: cik "12345678901" is not a CIK');
     const { rows, skipped } = parse(lines, true);
     expect(rows.map((r) => [r.name, r.fiscal_year_end])).toEqual([["GOOD AGAIN", "0630"]]);
@@ -84,7 +74,7 @@ describe("filer metadata CSV", () => {
   });
 
   test("a file without cik or name fails at its header, even when lenient", () => {
-    const error = importError(() =>
+    const error = importErrorOf(() =>
       parseFilerMetadata("name,sic\nX,1234\n", "edgar/listed_filer_metadata.csv", { lenient: true }),
     );
     expect(String(error)).toBe("edgar/listed_filer_metadata.csv:1: missing required column cik");

@@ -61,6 +61,20 @@ describe("import", () => {
     });
   });
 
+  test("files no source format takes are named in the report's notes and printed by the CLI", async () => {
+    const src = demoSources();
+    mkdirSync(join(src, "figi"), { recursive: true });
+    writeFileSync(join(src, "figi", "crosswalk.csv"), "cusip,isin,figi\n");
+    writeFileSync(join(src, "prices", "notes.txt"), "downloaded 2024-06-30\n");
+    writeFileSync(join(src, "prices", ".DS_Store"), "");
+    const dataDir = tempDir();
+    const { io, lines } = capture();
+    expect(await main(["import", "--from", src, "--data-dir", dataDir], io)).toBe(0);
+    const note = "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
+    expect(readManifest(dataDir, readCurrent(dataDir) as string).report.notes).toContain(note);
+    expect(lines).toContain(`  note: ${note}`);
+  });
+
   test("a filing listed in both the recent and a paged submissions file is stored once", async () => {
     const src = demoSources();
     const subs = join(src, "edgar", "submissions");

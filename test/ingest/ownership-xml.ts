@@ -1,9 +1,6 @@
-/**
- * Synthetic SEC ownership documents for the Form 4 tests, shaped like EDGAR XML (schema
- * X0306) but small, so that each test states the one thing it varies.
- */
-import { ImportError } from "../../src/ingest/errors.ts";
 import { type OwnershipFiling, parseOwnershipDocument } from "../../src/ingest/sources/form4.ts";
+
+export { importErrorOf } from "../helpers/import-error.ts";
 
 export interface OwnerSpec {
   cik?: string;
@@ -77,15 +74,4 @@ ${transactions.map(transactionXml).join("\n")}
 /** Parses ownershipXml(spec) under a file name carrying `accession` (none when null). */
 export function parseSynthetic(spec: DocumentSpec, accession: string | null): OwnershipFiling {
   return parseOwnershipDocument(ownershipXml(spec), `EXMP_form4_${accession ?? "no-accession"}.xml`);
-}
-
-/** Runs `fn`, expecting an ImportError, and returns it. */
-export function importErrorOf(fn: () => unknown): ImportError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ImportError) return error;
-    throw error;
-  }
-  throw new Error("expected an ImportError, nothing was thrown");
 }

@@ -3,20 +3,9 @@
  * bad records (strict: ImportError with the right line; lenient: skipped and counted).
  */
 import { describe, expect, test } from "bun:test";
-import { ImportError } from "../../src/ingest/errors.ts";
 import { parseAlphaVantageEarnings, parseEstimatesFile } from "../../src/ingest/sources/estimates.ts";
 import { parseGrowthSignalsCsv } from "../../src/ingest/sources/growth-signals.ts";
-
-/** The ImportError `run` throws (fails the test if it throws something else or nothing). */
-function importErrorOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ImportError) return error;
-    throw error;
-  }
-  throw new Error("expected an ImportError, nothing was thrown");
-}
+import { importErrorOf } from "../helpers/import-error.ts";
 
 describe("estimates", () => {
   const av = (quarter: Record<string, string>) =>

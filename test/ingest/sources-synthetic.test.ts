@@ -4,21 +4,10 @@
  * line; lenient: skipped and counted). Estimates and growth signals: signals.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { ImportError } from "../../src/ingest/errors.ts";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import { parseDividends, tickerFromFileName } from "../../src/ingest/sources/dividends.ts";
 import { readDate, readMoney } from "../../src/ingest/sources/values.ts";
-
-/** The ImportError `run` throws (fails the test if it throws something else or nothing). */
-function importErrorOf(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ImportError) return error;
-    throw error;
-  }
-  throw new Error("expected an ImportError, nothing was thrown");
-}
+import { importErrorOf } from "../helpers/import-error.ts";
 
 describe("value readers", () => {
   test("readMoney reads Nasdaq money strings", () => {

@@ -8,11 +8,13 @@
  * - yfinance with actions: `Date,Open,High,Low,Close,Volume,Dividends,Stock Splits`, dates
  *   like `2024-02-09 00:00:00-05:00` (the local trading date is kept)
  * - close only: `date,close`
+ * and `prices/<TICKER>.json`, Alpha Vantage's daily adjusted series (alphavantage-daily.ts).
  * Required: date and close. Close must be positive, other prices non-negative, volume a
  * whole number; each date once per file. Rows are returned in date order. High below Low
  * is kept as given: back-adjusted sources round old prices so that it happens.
  */
 import { ImportError } from "../errors.ts";
+import { parseAlphaVantagePrices } from "./alphavantage-daily.ts";
 import { checkWidth, findColumn, forEachCsvRecord } from "./csv.ts";
 import {
   FieldError,
@@ -46,7 +48,14 @@ const COLUMNS = {
 
 type Layout = Record<keyof typeof COLUMNS, number>;
 
-/** Parses one price file. Rows with no trading data (all prices missing) are skipped, not errors. */
+/** Parses a price file of either kind, told apart by its extension. */
+export function parsePriceFile(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
+  return file.toLowerCase().endsWith(".json")
+    ? parseAlphaVantagePrices(text, file, opts)
+    : parsePrices(text, file, opts);
+}
+
+/** Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors. */
 export function parsePrices(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
   const out = new RecordCollector<PriceRow>(file, opts.lenient ?? false);
   const noData: { line: number; reason: string }[] = [];

@@ -1,0 +1,177 @@
+/**
+ * Alpha Vantage `TIME_SERIES_DAILY_ADJUSTED` responses as price files (`prices/<TICKER>.json`):
+ * `{"Meta Data": {"2. Symbol": "HD", ...}, "Time Series (Daily)": {"2023-07-19": {"1. open",
+ * "2. high", "3. low", "4. close", "5. adjusted close", "6. volume", "7. dividend amount",
+ * "8. split coefficient"}, ...}}`, numbers as strings.
+ *
+ * Its open, high, low and close are as traded; the snapshot's are split-adjusted (as Yahoo
+ * serves them). So every price before a split is divided by the split coefficients of the
+ * days after it (a coefficient on a day applies to the days before it: that day's prices are
+ * already post-split), and every volume multiplied by them. "5. adjusted close" (splits and
+ * dividends) is kept as the adjusted close. The dividend amounts of the same file, divided
+ * the same way, are the ticker's dividend history when no dividends file of its own is
+ * imported (`parseAlphaVantageDividends`).
+ *
+ * A plain `TIME_SERIES_DAILY` response has no split coefficients, so its prices cannot be
+ * put on the split-adjusted basis: it fails as a whole, as does an Alpha Vantage error or
+ * rate-limit answer saved in place of the series.
+ */
+import { ImportError } from "../errors.ts";
+import type { DividendRow } from "./dividends.ts";
+import type { PriceRow } from "./prices.ts";
+import {
+  FieldError,
+  isObject,
+  type ParseOptions,
+  type ParseResult,
+  parseJson,
+  RecordCollector,
+  readDate,
+  readNumber,
+  roundDecimal,
+  textProp,
+} from "./values.ts";
+
+const SERIES = "Time Series (Daily)";
+const SPLIT = "8. split coefficient";
+const DIVIDEND = "7. dividend amount";
+/** Where the symbol sits near the top of the file (read without parsing the whole file). */
+const SYMBOL = /"2\. Symbol"\s*:\s*"([^"]{1,40})"/;
+
+/** The symbol an Alpha Vantage file names in its "Meta Data", from the file's first bytes; null if none. */
+export function alphaVantageSymbol(head: string): string | null {
+  return SYMBOL.exec(head)?.[1]?.trim() || null;
+}
+
+/** One day as the file gives it (prices as traded). */
+interface RawDay {
+  price: PriceRow;
+  split: number;
+  dividend: number;
+}
+
+/** The daily prices, split-adjusted (see the module comment), ascending by date. */
+export function parseAlphaVantagePrices(
+  text: string,
+  file: string,
+  opts: ParseOptions = {},
+): ParseResult<PriceRow> {
+  const { days, skipped } = readSeries(text, file, opts);
+  return { rows: onSplitBasis(days).map((d) => d.price), skipped };
+}
+
+/** The file's cash dividends on the split-adjusted basis of its prices, ascending by ex-date. */
+export function parseAlphaVantageDividends(
+  text: string,
+  file: string,
+  opts: ParseOptions & { ticker: string },
+): ParseResult<DividendRow> {
+  const { days, skipped } = readSeries(text, file, opts);
+  const rows = onSplitBasis(days)
+    .filter((d) => d.dividend > 0)
+    .map(
+      (d): DividendRow => ({
+        ticker: opts.ticker,
+        ex_date: d.price.date,
+        pay_date: null,
+        record_date: null,
+        declaration_date: null,
+        amount: d.dividend,
+        currency: null,
+        split_adjusted: true,
+      }),
+    );
+  return { rows, skipped };
+}
+
+function readSeries(
+  text: string,
+  file: string,
+  opts: ParseOptions,
+): { days: RawDay[]; skipped: ParseResult<RawDay>["skipped"] } {
+  const json = parseJson(text, file);
+  if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
+  const series = json[SERIES];
+  if (!isObject(series)) {
+    const answer = ["Error Message", "Note", "Information"]
+      .map((k) => json[k])
+      .find((v) => typeof v === "string");
+    throw new ImportError(
+      file,
+      null,
+      answer === undefined
+        ? `"${SERIES}" is missing: not an Alpha Vantage daily series`
+        : `Alpha Vantage answered instead of a series: ${String(answer).slice(0, 200)}`,
+    );
+  }
+  const entries = Object.entries(series);
+  if (entries.length > 0 && !entries.some(([, day]) => isObject(day) && SPLIT in day)) {
+    throw new ImportError(
+      file,
+      null,
+      `no "${SPLIT}": prices as traded cannot be split-adjusted; use TIME_SERIES_DAILY_ADJUSTED`,
+    );
+  }
+  const out = new RecordCollector<RawDay>(file, opts.lenient === true);
+  for (const [date, day] of entries) {
+    out.add(null, () => rawDay(date, day), `${SERIES}.${date}`);
+  }
+  const { rows, skipped } = out.result();
+  rows.sort((a, b) => (a.price.date < b.price.date ? -1 : 1));
+  return { days: rows, skipped };
+}
+
+function rawDay(date: string, day: unknown): RawDay {
+  if (!isObject(day)) throw new FieldError("expected an object of prices");
+  const number = (key: string, required = false) => {
+    const value = readNumber(textProp(day, key), key);
+    if (value === null && required) throw new FieldError(`"${key}" is missing`);
+    if (value !== null && value < 0) throw new FieldError(`"${key}" ${value} is negative`);
+    return value;
+  };
+  const close = number("4. close", true) as number;
+  if (close === 0) throw new FieldError(`"4. close" must be a positive price`);
+  const split = number(SPLIT, true) as number;
+  if (split === 0) throw new FieldError(`"${SPLIT}" must be positive`);
+  const volume = number("6. volume");
+  if (volume !== null && !Number.isSafeInteger(volume))
+    throw new FieldError(`"6. volume" ${volume} is not a whole number`);
+  return {
+    price: {
+      date: readDate(date, "date"),
+      open: number("1. open"),
+      high: number("2. high"),
+      low: number("3. low"),
+      close,
+      adj_close: number("5. adjusted close"),
+      volume,
+    },
+    split,
+    dividend: number(DIVIDEND) ?? 0,
+  };
+}
+
+/** The days with prices, volumes and dividends divided by the splits after each (ascending input). */
+function onSplitBasis(days: readonly RawDay[]): RawDay[] {
+  const out: RawDay[] = new Array(days.length);
+  let factor = 1;
+  for (let i = days.length - 1; i >= 0; i--) {
+    const day = days[i] as RawDay;
+    const per = (v: number | null) => (v === null ? null : roundDecimal(v / factor));
+    const p = day.price;
+    out[i] = {
+      ...day,
+      price: {
+        ...p,
+        open: per(p.open),
+        high: per(p.high),
+        low: per(p.low),
+        close: roundDecimal(p.close / factor),
+        volume: p.volume === null ? null : Math.round(p.volume * factor),
+      },
+      dividend: roundDecimal(day.dividend / factor),
+    };
+    factor *= day.split;
+  }
+  return out;
+}
