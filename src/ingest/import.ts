@@ -14,7 +14,7 @@ import { buildSecurities, type SecurityRow } from "./securities.ts";
 import { alphaVantageSymbol } from "./sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseFilerMetadata } from "./sources/filer-metadata.ts";
-import { parseOwnershipDocument } from "./sources/form4.ts";
+import { parseOwnershipDocument, parseSubmissionText } from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
 import {
   acceptanceInUtc,
@@ -324,12 +324,20 @@ async function writeMarketTables(
   await writer.append("earnings_calendar", calendar);
 }
 
-/** Form 3/4/5 documents: purchases and sales (codes P and S) of non-derivative securities. */
+/**
+ * Form 3/4/5 documents: purchases and sales (codes P and S) of non-derivative securities.
+ * An ownership document as XML, or EDGAR's submission text (`.txt`, `.nc`) that carries it.
+ */
 async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, dir: string): Promise<void> {
-  const files = ctx.files(dir, ".xml");
+  const files = ctx.files(dir, ".xml", ".txt", ".nc");
   if (files.length === 0) return;
   const documents = files.flatMap(
-    (file) => ctx.guard(file, "form4", () => parseOwnershipDocument(ctx.read(file), ctx.name(file))) ?? [],
+    (file) =>
+      ctx.guard(file, "form4", () =>
+        file.toLowerCase().endsWith(".xml")
+          ? [parseOwnershipDocument(ctx.read(file), ctx.name(file))]
+          : parseSubmissionText(ctx.read(file), ctx.name(file)),
+      ) ?? [],
   );
   const { rows, report } = selectInsiderTrades(documents);
   // `seq` keeps the selection's order (newest first, then filing and document order) for ties.

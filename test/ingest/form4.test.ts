@@ -6,6 +6,7 @@ import {
   type OwnershipFiling,
   ownerTitle,
   parseOwnershipDocument,
+  parseSubmissionText,
   type ReportingOwner,
 } from "../../src/ingest/sources/form4.ts";
 import { selectInsiderTrades } from "../../src/ingest/sources/form4-select.ts";
@@ -112,6 +113,63 @@ describe("parseOwnershipDocument on synthetic documents", () => {
     const [row] = parseSynthetic({ owners }, null).transactions;
     expect(row?.owner_name).toBe("Fund LP; Fund GP; Partner A");
     expect(row?.owner_title).toBe("10% Owner; Director");
+  });
+});
+
+describe("parseSubmissionText: ownership documents inside EDGAR submission text", () => {
+  const header = [
+    "<SEC-DOCUMENT>0000012345-24-000009.txt : 20240304",
+    "<SEC-HEADER>0000012345-24-000009.hdr.sgml : 20240304",
+    "<ACCEPTANCE-DATETIME>20240304163012",
+    "ACCESSION NUMBER:\t\t0000012345-24-000009",
+    "CONFORMED SUBMISSION TYPE:\t4",
+    "</SEC-HEADER>",
+    "<DOCUMENT>",
+    "<TYPE>4",
+    "<TEXT>",
+    "<XML>",
+  ].join("\n");
+  const submission = (xml: string) => `${header}\n${xml}</XML>\n</TEXT>\n</DOCUMENT>\n</SEC-DOCUMENT>\n`;
+
+  test("the header's accession number wins over the file name's", () => {
+    const [filing] = parseSubmissionText(submission(ownershipXml()), "form4/0000099999-24-000001.txt");
+    expect(filing?.accessionNumber).toBe("0000012345-24-000009");
+    expect(filing?.transactions).toEqual(parseSynthetic({}, null).transactions);
+  });
+
+  test("an error names the line in the submission file, not in its XML block", () => {
+    const xml = ownershipXml().replace("<value>100</value>", "<value>lots</value>");
+    const text = submission(xml);
+    const error = importErrorOf(() => parseSubmissionText(text, "form4/s.txt"));
+    expect(error.line).toBe(text.slice(0, text.indexOf("<nonDerivativeTransaction>")).split("\n").length);
+    expect(error.message).toContain('"lots" is not a number');
+  });
+
+  test("a submission without an ownership document fails by name", () => {
+    const text = submission('<?xml version="1.0"?>\n<edgarSubmission/>\n');
+    expect(importErrorOf(() => parseSubmissionText(text, "form4/s.txt")).toString()).toBe(
+      "form4/s.txt: no <XML> block with an <ownershipDocument>",
+    );
+  });
+
+  const root = process.env.STOCKD_FIXTURES;
+  test.skipIf(!root)("each of the fixtures' SGML files reads as its extracted XML document does", () => {
+    const sgml = join(root ?? "", "variants", "sgml");
+    const extracted = readdirSync(join(root ?? "", "edgar", "form4"));
+    const names = readdirSync(sgml);
+    expect(names).toHaveLength(4);
+    for (const name of names) {
+      const accession = name.replace(".txt", "");
+      const xmlName = extracted.find((f) => f.endsWith(`_form4_${accession}.xml`)) as string;
+      const fromXml = parseOwnershipDocument(
+        readFileSync(join(root ?? "", "edgar", "form4", xmlName), "utf8"),
+        xmlName,
+      );
+      // Two of them are dissemination-feed files named ".nc" upstream: <ACCESSION-NUMBER> tags.
+      const filings = parseSubmissionText(readFileSync(join(sgml, name), "utf8"), name);
+      expect(filings.map((f) => ({ ...f, file: xmlName }))).toEqual([fromXml]);
+      expect(filings[0]?.accessionNumber).toBe(accession);
+    }
   });
 });
 

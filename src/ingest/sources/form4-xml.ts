@@ -16,6 +16,8 @@ export type XmlNode = { [key: string]: unknown };
 export interface XmlSource {
   readonly file: string;
   readonly xml: string;
+  /** The file's line on which `xml` starts (1 unless it is a block inside a larger file). */
+  readonly firstLine?: number;
 }
 
 /** Elements that may repeat; the parser always returns them as arrays. */
@@ -38,7 +40,7 @@ const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
 export function parseXml(source: XmlSource): XmlNode {
   const result = XMLValidator.validate(source.xml);
   if (result !== true) {
-    const line = Number.isInteger(result.err.line) ? result.err.line : null;
+    const line = Number.isInteger(result.err.line) ? result.err.line + (source.firstLine ?? 1) - 1 : null;
     throw new ImportError(source.file, line, `malformed XML: ${result.err.msg}`);
   }
   const parsed: unknown = PARSER.parse(source.xml);
@@ -93,7 +95,7 @@ export function lineOf(source: XmlSource, node: XmlNode): number | null {
   const meta = (node as Record<symbol, { startIndex?: number } | undefined>)[META];
   const start = meta?.startIndex;
   if (start === undefined) return null;
-  let line = 1;
+  let line = source.firstLine ?? 1;
   for (let i = source.xml.indexOf("\n"); i !== -1 && i < start; i = source.xml.indexOf("\n", i + 1)) line++;
   return line;
 }

@@ -58,7 +58,7 @@ export interface OwnershipTransaction {
 export interface OwnershipFiling {
   /** The file name given to the parser, for messages. */
   file: string;
-  /** Accession number taken from the file name (`\d{10}-\d{2}-\d{6}`), or null. */
+  /** Accession number: a submission's own, else the one in the file name (`\d{10}-\d{2}-\d{6}`), or null. */
   accessionNumber: string | null;
   /** As written: "3", "4", "4/A", "5", "5/A", ... */
   documentType: string;
@@ -82,8 +82,12 @@ export interface OwnershipFiling {
  * @throws ImportError (file, line, message) for malformed XML, a root other than
  *   `<ownershipDocument>`, a missing required field, or an unreadable date or number.
  */
-export function parseOwnershipDocument(xml: string, file: string): OwnershipFiling {
-  const source: XmlSource = { file, xml };
+export function parseOwnershipDocument(
+  xml: string,
+  file: string,
+  within?: { accessionNumber: string | null; firstLine: number },
+): OwnershipFiling {
+  const source: XmlSource = { file, xml, firstLine: within?.firstLine };
   const doc = parseXml(source).ownershipDocument;
   if (!isNode(doc)) {
     throw new ImportError(file, null, "not an SEC ownership document (no <ownershipDocument> root element)");
@@ -95,7 +99,7 @@ export function parseOwnershipDocument(xml: string, file: string): OwnershipFili
   const ownerTitleText = [...new Set(owners.map(ownerTitle))].join("; ");
   return {
     file,
-    accessionNumber: accessionFromFileName(file),
+    accessionNumber: within ? within.accessionNumber : accessionFromFileName(file),
     documentType,
     isAmendment: documentType.toUpperCase().endsWith("/A"),
     periodOfReport: required(source, doc, dateAt(source, doc, ["periodOfReport"]), "periodOfReport"),
@@ -120,6 +124,33 @@ export function ownerTitle(owner: ReportingOwner): string {
   if (owner.isTenPercentOwner) return "10% Owner";
   if (owner.isOfficer) return "Officer";
   return "Other";
+}
+
+/** An `<XML>` block of a submission, up to its end tag. */
+const XML_BLOCK = /<XML>\s*([\s\S]*?)<\/XML>/gi;
+
+/**
+ * The ownership documents of an EDGAR submission as one text file: a full submission (`.txt`:
+ * `<SEC-DOCUMENT>`, a `<SEC-HEADER>` with `ACCESSION NUMBER:`, then each `<DOCUMENT>`) or a
+ * dissemination feed's (`.nc`: `<SUBMISSION>` with `<ACCESSION-NUMBER>`). Each `<XML>` block
+ * holding an `<ownershipDocument>` is parsed as one; its errors name the line in this file.
+ * The accession number is the header's, else the file name's.
+ */
+export function parseSubmissionText(text: string, file: string): OwnershipFiling[] {
+  const accessionNumber =
+    /<ACCESSION-NUMBER>\s*(\d{10}-\d{2}-\d{6})/.exec(text)?.[1] ??
+    /^ACCESSION NUMBER:\s*(\d{10}-\d{2}-\d{6})/m.exec(text)?.[1] ??
+    accessionFromFileName(file);
+  const filings: OwnershipFiling[] = [];
+  for (const block of text.matchAll(XML_BLOCK)) {
+    const xml = block[1] ?? "";
+    if (!/<ownershipDocument[\s>]/.test(xml)) continue;
+    const start = block.index + block[0].indexOf(xml);
+    const firstLine = text.slice(0, start).split("\n").length;
+    filings.push(parseOwnershipDocument(xml, file, { accessionNumber, firstLine }));
+  }
+  if (filings.length === 0) throw new ImportError(file, null, "no <XML> block with an <ownershipDocument>");
+  return filings;
 }
 
 /** The EDGAR accession number (`0000320193-22-000061`) in a file name, or null. */
