@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshots.ts";
 import { ImportError } from "./errors.ts";
@@ -61,6 +61,17 @@ export class ImportContext {
 
   read(file: string): string {
     return readFileSync(file, "utf8");
+  }
+
+  /** A file's first 4 KiB, as text (a header or a symbol, without reading the whole file). */
+  head(file: string): string {
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(4096);
+      return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Parses one file; in lenient mode a file that fails as a whole gives no rows. */

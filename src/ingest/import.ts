@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
 import { normalizeCik, tickerKey } from "../domain/tickers.ts";
@@ -186,7 +186,7 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
   const files = ctx.files(join(ctx.root, "prices"), ".csv", ".json");
   const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
   for (const file of csvFirst) {
-    const ticker = (isJson(file) ? alphaVantageSymbol(headOf(file)) : null) ?? tickerFromFileName(file);
+    const ticker = (isJson(file) ? alphaVantageSymbol(ctx.head(file)) : null) ?? tickerFromFileName(file);
     const key = tickerKey(ticker);
     const taken = out.get(key);
     if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
@@ -196,17 +196,6 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
 }
 
 const isJson = (file: string) => file.toLowerCase().endsWith(".json");
-
-/** A file's first 4 KiB, as text. */
-function headOf(file: string): string {
-  const fd = openSync(file, "r");
-  try {
-    const buffer = Buffer.alloc(4096);
-    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 type CompanyWithFilings = CompanyRecord & { first_filing_date: string | null };
 

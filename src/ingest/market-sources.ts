@@ -5,12 +5,12 @@
 import { join } from "node:path";
 import { tickerKey } from "../domain/tickers.ts";
 import type { ImportContext } from "./context.ts";
-import { parseAlphaVantageDividends } from "./sources/alphavantage-daily.ts";
 import type { CalendarRow } from "./sources/calendar.ts";
 import { parseCalendar } from "./sources/calendar.ts";
 import { type DividendRow, parseDividends } from "./sources/dividends.ts";
 import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "./sources/estimates.ts";
 import { type GrowthSignalsRow, parseGrowthSignalsCsv } from "./sources/growth-signals.ts";
+import { carriesDividends, parsePriceFileDividends } from "./sources/prices.ts";
 import { tickerFromFileName } from "./sources/values.ts";
 
 export interface MarketSources {
@@ -23,8 +23,9 @@ export interface MarketSources {
 }
 
 /**
- * Reads them all. `priceFiles` (price file by ticker key) lends its Alpha Vantage series'
- * dividend events to tickers that have no dividends file of their own.
+ * Reads them all. A price file that carries dividend events (an Alpha Vantage series, a
+ * yfinance CSV with actions; `priceFiles` is by ticker key) gives them to a ticker that has
+ * no dividends file of its own.
  */
 export function readMarketSources(
   ctx: ImportContext,
@@ -39,9 +40,9 @@ export function readMarketSources(
     dividends.set(tickerKey(ticker), rows);
   }
   for (const [key, file] of priceFiles) {
-    if (dividends.has(key) || !file.toLowerCase().endsWith(".json")) continue;
+    if (dividends.has(key) || !carriesDividends(file, ctx.head(file))) continue;
     const rows = ctx.parse(file, "dividends", (text, name, opts) =>
-      parseAlphaVantageDividends(text, name, { ...opts, ticker: key }),
+      parsePriceFileDividends(text, name, { ...opts, ticker: key }),
     );
     dividends.set(key, rows);
   }

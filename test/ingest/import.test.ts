@@ -70,7 +70,8 @@ describe("import", () => {
     const dataDir = tempDir();
     const { io, lines } = capture();
     expect(await main(["import", "--from", src, "--data-dir", dataDir], io)).toBe(0);
-    const note = "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
+    const note =
+      "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
     expect(readManifest(dataDir, readCurrent(dataDir) as string).report.notes).toContain(note);
     expect(lines).toContain(`  note: ${note}`);
   });
