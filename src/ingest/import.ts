@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
-import { normalizeCik, tickerKey } from "../domain/tickers.ts";
+import { isTickerLike, normalizeCik, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
@@ -10,11 +10,11 @@ import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
-import { buildSecurities, type SecurityRow } from "./securities.ts";
+import { buildSecurities, type FiledSymbol, type SecurityRow } from "./securities.ts";
 import { alphaVantageSymbol } from "./sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseFilerMetadata } from "./sources/filer-metadata.ts";
-import { parseOwnershipDocument, parseSubmissionText } from "./sources/form4.ts";
+import { type OwnershipFiling, parseOwnershipDocument, parseSubmissionText } from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
 import {
   acceptanceInUtc,
@@ -79,10 +79,12 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
   addListedFilers(ctx, companies, join(edgar, "listed_filer_metadata.csv"));
   const priceFiles = priceFilesByTicker(ctx);
+  const ownership = readOwnershipDocuments(ctx, join(edgar, "form4"));
   const securities = buildSecurities({
     exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
     tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
     companies,
+    filedSymbols: filedSymbols(ownership ?? []),
     figi: ctx.readAll(join(ctx.root, "figi"), ".json", "figi", parseFigiMapping),
     priceTickers: [...priceFiles.keys()],
   });
@@ -90,7 +92,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   await writer.append("companies", companies);
   const market = readMarketSources(ctx, priceFiles);
   await writeMarketTables(writer, market, securities);
-  await importInsiderTrades(ctx, writer, join(edgar, "form4"));
+  await writeInsiderTrades(ctx, writer, ownership, join(edgar, "form4"));
   const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings));
   const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
   try {
@@ -314,13 +316,14 @@ async function writeMarketTables(
 }
 
 /**
- * Form 3/4/5 documents: purchases and sales (codes P and S) of non-derivative securities.
- * An ownership document as XML, or EDGAR's submission text (`.txt`, `.nc`) that carries it.
+ * Form 3/4/5 documents: as XML, or inside EDGAR's submission text (`.txt`, `.nc`) that
+ * carries them. Null when there are no such files (then the snapshot has no insider trades
+ * table, rather than an empty one).
  */
-async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, dir: string): Promise<void> {
+function readOwnershipDocuments(ctx: ImportContext, dir: string): OwnershipFiling[] | null {
   const files = ctx.files(dir, ".xml", ".txt", ".nc");
-  if (files.length === 0) return;
-  const documents = files.flatMap(
+  if (files.length === 0) return null;
+  return files.flatMap(
     (file) =>
       ctx.guard(file, "form4", () =>
         file.toLowerCase().endsWith(".xml")
@@ -328,6 +331,36 @@ async function importInsiderTrades(ctx: ImportContext, writer: SnapshotWriter, d
           : parseSubmissionText(ctx.read(file), ctx.name(file)),
       ) ?? [],
   );
+}
+
+/** Symbols that stand for no security: what filers write when the issuer has none. */
+const NO_SYMBOL = new Set(["NONE", "N/A", "NA"]);
+
+/**
+ * The trading symbols issuers filed under, with the issuer's CIK and name, newest filing
+ * first: a delisted company (LNKD, YHOO) or an old symbol (FB for Meta) is reachable by the
+ * symbol its insiders' filings name.
+ */
+function filedSymbols(documents: readonly OwnershipFiling[]): FiledSymbol[] {
+  return documents
+    .filter((d) => d.issuer.tradingSymbol !== null)
+    .toSorted((a, b) => b.periodOfReport.localeCompare(a.periodOfReport))
+    .map((d) => ({
+      ticker: (d.issuer.tradingSymbol as string).trim().toUpperCase(),
+      cik: d.issuer.cik,
+      name: d.issuer.name ?? (d.issuer.tradingSymbol as string),
+    }))
+    .filter((s) => isTickerLike(s.ticker) && !NO_SYMBOL.has(s.ticker));
+}
+
+/** Purchases and sales (codes P and S) of non-derivative securities, from the ownership documents. */
+async function writeInsiderTrades(
+  ctx: ImportContext,
+  writer: SnapshotWriter,
+  documents: OwnershipFiling[] | null,
+  dir: string,
+): Promise<void> {
+  if (documents === null) return;
   const { rows, report } = selectInsiderTrades(documents);
   // `seq` keeps the selection's order (newest first, then filing and document order) for ties.
   await writer.append(

@@ -18,16 +18,25 @@ export interface SecurityRow {
   active: boolean;
 }
 
+/** A trading symbol an issuer's ownership filings name (see import.ts `filedSymbols`). */
+export interface FiledSymbol {
+  ticker: string;
+  cik: string;
+  name: string;
+}
+
 /**
  * Merges the listings into one security per ticker. Precedence: the SEC exchange list, then
- * the plain ticker list, then tickers named in submissions files (listed as inactive when no
- * current list names them), then price files with no other listing. OpenFIGI rows add
- * identifiers and the security type. All SEC-listed tickers trade in USD.
+ * the plain ticker list, then tickers named in submissions files, then symbols named in
+ * ownership filings (both listed as inactive: no current list names them), then price files
+ * with no other listing. OpenFIGI rows add identifiers and the security type. All SEC-listed
+ * tickers trade in USD.
  */
 export function buildSecurities(input: {
   exchangeList: TickerRow[];
   tickerList: TickerRow[];
   companies: CompanyRecord[];
+  filedSymbols: FiledSymbol[];
   figi: FigiRow[];
   priceTickers: string[];
 }): Map<string, SecurityRow> {
@@ -61,6 +70,7 @@ export function buildSecurities(input: {
     for (const [i, ticker] of c.tickers.entries())
       if (ticker) add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);
   }
+  for (const s of input.filedSymbols) add(s.ticker, s.cik, s.name, null, false);
   for (const ticker of input.priceTickers) add(ticker, null, ticker, null, false);
   // The US composite listing (exchCode "US") identifies a security across US exchanges.
   const figi = [...input.figi].sort((a, b) => Number(b.exch_code === "US") - Number(a.exch_code === "US"));

@@ -251,6 +251,48 @@ describe.skipIf(!FIXTURES)("/securities/{ticker}/insider_tradings over the real 
     ).toBe(true);
   });
 
+  test("symbols no ticker list names are reachable as filed: LNKD, YHOO, ZNGA, SCTY, and FB for Meta", async () => {
+    // Every document's issuerTradingSymbol, issuerCik, issuerName and periodOfReport.
+    const filed = readdirSync(form4Dir)
+      .filter((f) => f.endsWith(".xml"))
+      .map((f) => {
+        const doc = (parser.parse(readFileSync(join(form4Dir, f), "utf8")) as Node).ownershipDocument as Node;
+        return {
+          symbol: (text(doc, "issuer", "issuerTradingSymbol") ?? "").toUpperCase(),
+          cik: (text(doc, "issuer", "issuerCik") ?? "").padStart(10, "0"),
+          name: text(doc, "issuer", "issuerName"),
+          period: text(doc, "periodOfReport") ?? "",
+        };
+      })
+      .sort((a, b) => b.period.localeCompare(a.period));
+    const tickers = JSON.parse(readFileSync(join(root, "edgar", "company_tickers.json"), "utf8")) as Record<
+      string,
+      { ticker: string }
+    >;
+    const listed = new Set([
+      ...exchangeList().map((r) => r.ticker),
+      ...Object.values(tickers).map((t) => t.ticker),
+    ]);
+    const unlisted = [...new Set(filed.map((d) => d.symbol))].filter((s) => s !== "" && !listed.has(s));
+    for (const symbol of ["LNKD", "YHOO", "ZNGA", "SCTY", "FB"]) expect(unlisted).toContain(symbol);
+    for (const symbol of unlisted) {
+      const newest = filed.find((d) => d.symbol === symbol);
+      const body = await trades(symbol, "?limit=10000");
+      expect(body, symbol).toMatchObject({
+        ticker: symbol,
+        cik: newest?.cik,
+        name: newest?.name,
+        exchange: null,
+      });
+      expectRows(body.insider_tradings, rawTrades(newest?.cik ?? ""), symbol);
+    }
+    // LinkedIn's 23 documents hold sales; Meta's trades are the same under FB as under META.
+    expect((await trades("LNKD")).insider_tradings.length).toBeGreaterThan(0);
+    expect((await trades("FB", "?limit=10000")).insider_tradings).toEqual(
+      (await trades("META", "?limit=10000")).insider_tradings,
+    );
+  });
+
   test("a price given only as a footnote: price and value are null (Chemomab, CMMB)", async () => {
     // edgar/form4/CMMB_form4_0001209191-21-021966_doc4.xml: transactionPricePerShare has no <value>.
     const expected = rawTrades("0001534248");
