@@ -38,6 +38,11 @@ function totalDebt(get: FieldReader): number | null {
 export const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
   {
+    field: "revenue",
+    rule: "InterestIncomeExpenseNet + NoninterestIncome, when both are reported (a bank that tags no revenue total: its net revenue)",
+    compute: (g) => sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")),
+  },
+  {
     field: "gross_profit",
     rule: "revenue − cost_of_revenue",
     compute: (g) => difference(g("revenue"), g("cost_of_revenue")),

@@ -50,7 +50,9 @@ export type AuxField =
   | "aux_depreciation"
   | "aux_amortization"
   | "aux_selling_and_marketing"
-  | "aux_general_and_administrative";
+  | "aux_general_and_administrative"
+  | "aux_net_interest_income"
+  | "aux_noninterest_income";
 
 /** One row of the mapping table. */
 export interface FieldMapping {
@@ -227,8 +229,10 @@ const CASH_FLOW: Record<CashFlowField, string> = {
 };
 
 const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
+  // Banks' net revenue (net interest income + noninterest income) and utilities' regulated and
+  // unregulated revenue close the list: a filer that tags either tags no other total.
   revenue:
-    "RevenueFromContractWithCustomerExcludingAssessedTax Revenues SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
+    "RevenueFromContractWithCustomerExcludingAssessedTax Revenues SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet RevenuesNetOfInterestExpense RegulatedAndUnregulatedOperatingRevenue ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
   cost_of_revenue: "CostOfRevenue CostOfGoodsAndServicesSold CostOfGoodsSold ifrs:CostOfSales",
   gross_profit: "GrossProfit ifrs:GrossProfit",
   research_and_development:
@@ -275,6 +279,9 @@ const AUX: Record<AuxField, string> = {
   aux_selling_and_marketing: "SellingAndMarketingExpense ifrs:SalesAndMarketingExpense ifrs:SellingExpense",
   aux_general_and_administrative:
     "GeneralAndAdministrativeExpense ifrs:GeneralAndAdministrativeExpense ifrs:AdministrativeExpense",
+  // A bank's revenue when it tags no total (xbrl-derived.ts).
+  aux_net_interest_income: "InterestIncomeExpenseNet",
+  aux_noninterest_income: "NoninterestIncome",
 };
 
 const PER_SHARE_FIELDS: ReadonlySet<string> = new Set(["basic_eps", "diluted_eps"]);

@@ -230,6 +230,32 @@ describe("values, restatements and labels", () => {
     expect(balance.good_will).toBeNull();
   });
 
+  test("a bank's revenue: its net revenue total, else net interest income + noninterest income", () => {
+    const d = (c: string, v: number, year = 2022) => flow(c, `${year}-01-01`, `${year}-12-31`, v);
+    const out = computeStatements(
+      syntheticCompany([
+        // 2022: totals tagged as RevenuesNetOfInterestExpense; 2023: only the two parts.
+        d("RevenuesNetOfInterestExpense", 128_695),
+        d("InterestIncomeExpenseNet", 66_710),
+        d("NoninterestIncome", 61_985),
+        d("InterestIncomeExpenseNet", 89_267, 2023),
+        d("NoninterestIncome", 69_837, 2023),
+        d(
+          "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
+          46_166,
+          2023,
+        ),
+        d("InterestExpense", 81_321, 2023),
+        instant("Assets", "2023-12-31", 3_875_393),
+      ]),
+    );
+    const revenue = (end: string) => periodAt(out.income_statement, "annual", end).values.revenue;
+    expect(revenue("2022-12-31")).toBe(128_695);
+    expect(revenue("2023-12-31")).toBe(89_267 + 69_837);
+    // Without an operating income line, EBIT is pretax income + interest expense.
+    expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166 + 81_321);
+  });
+
   test("stockholders' equity = total equity − minority interest; a missing minority interest is 0 only for a company that never reports one", () => {
     const year = (y: number, facts: Fact[]) =>
       filing(`0000000123-${y % 100}-000001`, "10-K", y, "FY", `${y + 1}-02-15`, [
