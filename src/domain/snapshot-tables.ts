@@ -21,6 +21,7 @@ export const SNAPSHOT_TABLES = {
     ["composite_figi", "VARCHAR"],
     ["share_class_figi", "VARCHAR"],
     ["active", "BOOLEAN"],
+    ["list_rank", "INTEGER"],
   ],
   companies: [
     ["cik", "VARCHAR"],

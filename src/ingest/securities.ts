@@ -16,6 +16,11 @@ export interface SecurityRow {
   composite_figi: string | null;
   share_class_figi: string | null;
   active: boolean;
+  /**
+   * Position in the SEC's ticker list (0 first), which the SEC orders by market value, largest
+   * first: search's tie-break towards the larger company. Null for a security no list names.
+   */
+  list_rank: number | null;
 }
 
 /** A trading symbol an issuer's ownership filings name (see import.ts `filedSymbols`). */
@@ -47,6 +52,7 @@ export function buildSecurities(input: {
     name: string,
     exchange: string | null,
     active: boolean,
+    listRank: number | null = null,
   ) => {
     const key = tickerKey(ticker);
     if (out.has(key)) return;
@@ -62,10 +68,11 @@ export function buildSecurities(input: {
       composite_figi: null,
       share_class_figi: null,
       active,
+      list_rank: listRank,
     });
   };
-  for (const t of input.exchangeList) add(t.ticker, t.cik, t.name, t.exchange, true);
-  for (const t of input.tickerList) add(t.ticker, t.cik, t.name, t.exchange, true);
+  for (const [i, t] of input.exchangeList.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
+  for (const [i, t] of input.tickerList.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
   for (const c of input.companies) {
     for (const [i, ticker] of c.tickers.entries())
       if (ticker) add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);

@@ -14,6 +14,8 @@ export interface Security {
   composite_figi: string | null;
   share_class_figi: string | null;
   active: boolean;
+  /** Position in the SEC's ticker list, ordered by market value (absent from older snapshots). */
+  list_rank?: number | null;
 }
 
 export interface SearchPage {
@@ -53,7 +55,8 @@ export class SecurityIndex {
    * Ranked search. Rank: exact ticker (or the ticker of every share class: BRK for BRK.A and
    * BRK.B), ticker prefix, name starting with the query, every query word starting a word of
    * the name ("apple" finds Apple Inc., not Pineapple); within a rank, active listings first,
-   * then the shorter name (the closer match: Apple Inc. before Apple iSports Group), then the
+   * then the larger company (the SEC lists tickers by market value: "meta" finds Meta
+   * Platforms before Meta Materials), then the shorter name (the closer match), then the
    * shorter ticker, then alphabetical.
    */
   search(query: string, page: number, perPage: number): SearchPage {
@@ -78,6 +81,7 @@ export class SecurityIndex {
       (a, b) =>
         a.rank - b.rank ||
         Number(b.security.active) - Number(a.security.active) ||
+        (a.security.list_rank ?? UNRANKED) - (b.security.list_rank ?? UNRANKED) ||
         (a.rank >= 2 ? a.name.length - b.name.length : 0) ||
         a.security.ticker.length - b.security.ticker.length ||
         a.security.ticker.localeCompare(b.security.ticker),
@@ -86,6 +90,9 @@ export class SecurityIndex {
     return { rows: hits.slice(start, start + perPage).map((h) => h.security), total: hits.length };
   }
 }
+
+/** Where a security no SEC list ranks sorts among ranked ones: after them. */
+const UNRANKED = Number.MAX_SAFE_INTEGER;
 
 /** The words of a text: its runs of letters and digits. */
 function wordsOf(text: string): string[] {

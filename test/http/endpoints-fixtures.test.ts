@@ -267,14 +267,26 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
   });
 
   describe("/securities/search", () => {
-    test("an exact ticker and its share classes rank above longer tickers that start with it", async () => {
+    test("an exact ticker and its share classes rank above longer tickers, and those come largest first", async () => {
       const page = await get<{ data: Json[] }>("/securities/search?query=o&per_page=20");
       expect(page.data[0]).toMatchObject({ ticker: "O", cik: cikOf("O") });
       // O-P, Realty Income's preferred shares in the ticker list, is a class of O.
       expect(page.data[1]).toMatchObject({ ticker: "O-P", cik: cikOf("O") });
       for (const row of page.data.slice(2)) expect(row.ticker as string).toStartWith("O");
-      const lengths = page.data.slice(2).map((r) => (r.ticker as string).length);
-      expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+      // The SEC lists tickers by market value: the order of company_tickers_exchange.json, else
+      // of company_tickers.json for a ticker only that list names.
+      const list = readJson<{ fields: string[]; data: unknown[][] }>(edgar("company_tickers_exchange.json"));
+      const plain = Object.values(
+        readJson<Record<string, { ticker: string }>>(edgar("company_tickers.json")),
+      );
+      const at = list.fields.indexOf("ticker");
+      const position = (t: unknown) => {
+        const i = list.data.findIndex((r) => r[at] === t);
+        return i >= 0 ? i : plain.findIndex((r) => r.ticker === t);
+      };
+      const positions = page.data.slice(2).map((r) => position(r.ticker));
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      expect(page.data[2]?.ticker).toBe("ORCL");
       const aapl = await get<{ data: Json[] }>("/securities/search?query=AAPL");
       const { cik, name, exchange } = listed("AAPL");
       expect(aapl.data[0]).toMatchObject({ ticker: "AAPL", cik, name, exchange });

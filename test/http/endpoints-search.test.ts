@@ -22,24 +22,27 @@ let demoKey: string;
 let rankedKey: string;
 
 /**
- * For the query "ab": AB is the exact ticker; ABZ and ABCDE start with it (shorter first);
- * AAA's name starts with "ab"; AA's name holds the word; ZZZ matches nothing. The tickers
- * that rank lower sort earlier alphabetically, so only the ranking can put them in order.
- * The rest match none of the "ab" queries: share classes of one base ticker (BRK), and names
- * that start alike or hold "apple" inside a word.
+ * The SEC's ticker list, in its order: by market value, largest first. For the query "ab": AB
+ * is the exact ticker; ABCDE and ABZ start with it (the list puts ABCDE first: the larger
+ * company); AAA's name starts with "ab"; AA's name holds the word; ZZZ matches nothing. The
+ * tickers that rank lower sort earlier alphabetically, so only the ranking can put them in
+ * order. The rest match none of the "ab" queries: share classes of one base ticker (BRK),
+ * names that start alike (Apple, Meta) or hold "apple" inside a word.
  */
 const RANKING_UNIVERSE: [number, string, string, string][] = [
+  [320193, "Apple Inc.", "AAPL", "Nasdaq"],
+  [1326801, "Meta Platforms, Inc.", "META", "Nasdaq"],
+  [1067983, "Berkshire Hathaway Inc", "BRK-B", "NYSE"],
+  [1067983, "Berkshire Hathaway Inc", "BRK-A", "NYSE"],
   [1001, "Zulu Holdings", "AB", "NYSE"],
   [1002, "Yankee Corp", "ABCDE", "Nasdaq"],
   [1003, "Xray Inc", "ABZ", "Nasdaq"],
   [1004, "Abacus Industries", "AAA", "NYSE"],
   [1005, "The Ab Group", "AA", "NYSE"],
   [1006, "Nothing Corp", "ZZZ", "NYSE"],
-  [1067983, "Berkshire Hathaway Inc", "BRK-B", "NYSE"],
-  [1067983, "Berkshire Hathaway Inc", "BRK-A", "NYSE"],
   [1007, "Brookline Capital", "BRKH", "Nasdaq"],
   [1008, "Apple iSports Group, Inc.", "AAPI", "Nasdaq"],
-  [320193, "Apple Inc.", "AAPL", "Nasdaq"],
+  [1010, "Meta Materials Inc.", "MMAT", "Nasdaq"],
   [1009, "Maui Land & Pineapple Company", "MLP", "NYSE"],
 ];
 
@@ -71,9 +74,9 @@ async function search(server: TestServer, key: string, query: string): Promise<P
 const tickersOf = (page: Page) => page.data.map((r) => r.ticker);
 
 describe("/securities/search ranking", () => {
-  test("exact ticker, then ticker prefix (shorter first), then name prefix, then words in the name", async () => {
+  test("exact ticker, then ticker prefix (larger company first), then name prefix, then words in the name", async () => {
     const page = await search(ranked, rankedKey, "query=ab");
-    expect(tickersOf(page)).toEqual(["AB", "ABZ", "ABCDE", "AAA", "AA"]);
+    expect(tickersOf(page)).toEqual(["AB", "ABCDE", "ABZ", "AAA", "AA"]);
     expect(page.pagination).toEqual({ page: 1, per_page: 10, total: 5, total_pages: 1 });
     expect(tickersOf(await search(ranked, rankedKey, "query=AB"))).toEqual(tickersOf(page));
     expect(tickersOf(await search(ranked, rankedKey, "query=ab%20group"))).toEqual(["AA"]);
@@ -81,20 +84,22 @@ describe("/securities/search ranking", () => {
     expect(tickersOf(await search(ranked, rankedKey, "query=nomatch"))).toEqual([]);
   });
 
-  test("a base ticker finds every share class first; a name query ranks the closer name first, whole words only", async () => {
-    expect(tickersOf(await search(ranked, rankedKey, "query=brk"))).toEqual(["BRK-A", "BRK-B", "BRKH"]);
+  test("a base ticker finds every share class first; a name query ranks the larger company first, whole words only", async () => {
+    expect(tickersOf(await search(ranked, rankedKey, "query=brk"))).toEqual(["BRK-B", "BRK-A", "BRKH"]);
     expect(tickersOf(await search(ranked, rankedKey, "query=BRK.B"))).toEqual(["BRK-B"]);
-    // Both names start with "apple": Apple Inc. is the closer match. Pineapple holds "apple"
-    // inside a word, which is not a match.
+    // Both names start with "apple" (and "meta"): the larger company first, even with the
+    // longer name (Meta Platforms before Meta Materials). Pineapple holds "apple" inside a
+    // word, which is not a match.
     expect(tickersOf(await search(ranked, rankedKey, "query=apple"))).toEqual(["AAPL", "AAPI"]);
+    expect(tickersOf(await search(ranked, rankedKey, "query=meta"))).toEqual(["META", "MMAT"]);
     expect(tickersOf(await search(ranked, rankedKey, "query=pineapple%20maui"))).toEqual(["MLP"]);
   });
 
   test("pages of the ranked list: total, total_pages, and a page past the end is empty", async () => {
     const pages = [1, 2, 3, 4].map((p) => search(ranked, rankedKey, `query=ab&per_page=2&page=${p}`));
     const [p1, p2, p3, p4] = await Promise.all(pages);
-    expect(tickersOf(p1 as Page)).toEqual(["AB", "ABZ"]);
-    expect(tickersOf(p2 as Page)).toEqual(["ABCDE", "AAA"]);
+    expect(tickersOf(p1 as Page)).toEqual(["AB", "ABCDE"]);
+    expect(tickersOf(p2 as Page)).toEqual(["ABZ", "AAA"]);
     expect(tickersOf(p3 as Page)).toEqual(["AA"]);
     expect(p4?.data).toEqual([]);
     expect(p4?.pagination).toEqual({ page: 4, per_page: 2, total: 5, total_pages: 3 });
