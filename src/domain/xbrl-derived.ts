@@ -22,7 +22,12 @@ export interface DerivedRule {
   field: string;
   rule: string;
   compute: (get: FieldReader, company: CompanyTraits) => number | null;
+  /** The rule's value, when it has one, replaces a reported one (else it only fills a gap). */
+  replaces?: boolean;
 }
+
+/** A bank reports net interest income; its interest expense is a cost of its revenue. */
+const isBank = (g: FieldReader) => g("aux_net_interest_income") !== null;
 
 const sumBoth = (a: number | null, b: number | null): number | null =>
   a === null || b === null ? null : a + b;
@@ -39,8 +44,12 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
   {
     field: "revenue",
-    rule: "InterestIncomeExpenseNet + NoninterestIncome, when both are reported (a bank that tags no revenue total: its net revenue)",
-    compute: (g) => sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")),
+    rule: "a bank's (a filer that reports InterestIncomeExpenseNet) net revenue: Revenues or RevenuesNetOfInterestExpense, else InterestIncomeExpenseNet + NoninterestIncome; it replaces a contract-revenue concept, which at a bank covers its fees alone",
+    replaces: true,
+    compute: (g) =>
+      isBank(g)
+        ? (g("aux_bank_revenue") ?? sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")))
+        : null,
   },
   {
     field: "gross_profit",
@@ -69,8 +78,10 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     field: "ebit",
-    rule: "operating_income; without one (banks, insurers), pretax_income + interest_expense",
-    compute: (g) => g("operating_income") ?? sumBoth(g("pretax_income"), g("interest_expense")),
+    rule: "operating_income; without one, a bank's pretax_income (its net revenue is after interest expense), anyone else's (insurers) pretax_income + interest_expense",
+    compute: (g) =>
+      g("operating_income") ??
+      (isBank(g) ? g("pretax_income") : sumBoth(g("pretax_income"), g("interest_expense"))),
   },
   {
     field: "cash_flow_depreciation_depletion_amortization",
@@ -229,8 +240,8 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
 /** Fills every still-null field that a rule can compute, in rule order. */
 export function applyDerivedRules(values: Map<string, number | null>, company: CompanyTraits): void {
   const get: FieldReader = (field) => values.get(field) ?? null;
-  for (const { field, compute } of DERIVED_RULES) {
-    if (get(field) !== null) continue;
+  for (const { field, compute, replaces } of DERIVED_RULES) {
+    if (get(field) !== null && !replaces) continue;
     const value = compute(get, company);
     if (value !== null && Number.isFinite(value)) values.set(field, value);
   }

@@ -52,7 +52,8 @@ export type AuxField =
   | "aux_selling_and_marketing"
   | "aux_general_and_administrative"
   | "aux_net_interest_income"
-  | "aux_noninterest_income";
+  | "aux_noninterest_income"
+  | "aux_bank_revenue";
 
 /** One row of the mapping table. */
 export interface FieldMapping {
@@ -229,10 +230,11 @@ const CASH_FLOW: Record<CashFlowField, string> = {
 };
 
 const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
-  // Banks' net revenue (net interest income + noninterest income) and utilities' regulated and
-  // unregulated revenue close the list: a filer that tags either tags no other total.
+  // Utilities' regulated and unregulated revenue and banks' net revenue close the list (a filer
+  // that tags one tags no other total); a bank's revenue is then the derivation rules' choice
+  // (xbrl-derived.ts), which also replaces a contract-revenue concept covering its fees alone.
   revenue:
-    "RevenueFromContractWithCustomerExcludingAssessedTax Revenues SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet RevenuesNetOfInterestExpense RegulatedAndUnregulatedOperatingRevenue ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
+    "RevenueFromContractWithCustomerExcludingAssessedTax Revenues SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet RegulatedAndUnregulatedOperatingRevenue RevenuesNetOfInterestExpense ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
   cost_of_revenue: "CostOfRevenue CostOfGoodsAndServicesSold CostOfGoodsSold ifrs:CostOfSales",
   gross_profit: "GrossProfit ifrs:GrossProfit",
   research_and_development:
@@ -279,9 +281,10 @@ const AUX: Record<AuxField, string> = {
   aux_selling_and_marketing: "SellingAndMarketingExpense ifrs:SalesAndMarketingExpense ifrs:SellingExpense",
   aux_general_and_administrative:
     "GeneralAndAdministrativeExpense ifrs:GeneralAndAdministrativeExpense ifrs:AdministrativeExpense",
-  // A bank's revenue when it tags no total (xbrl-derived.ts).
+  // A bank's revenue (xbrl-derived.ts): its net revenue total, else the sum of the two parts.
   aux_net_interest_income: "InterestIncomeExpenseNet",
   aux_noninterest_income: "NoninterestIncome",
+  aux_bank_revenue: "Revenues RevenuesNetOfInterestExpense",
 };
 
 const PER_SHARE_FIELDS: ReadonlySet<string> = new Set(["basic_eps", "diluted_eps"]);

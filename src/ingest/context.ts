@@ -16,6 +16,8 @@ export class ImportContext {
   /** What the readers looked for: folders with extensions, and single files. */
   private readonly claims: { dir: string; exts: string[] }[] = [];
   private readonly claimedFiles = new Set<string>();
+  /** Files a reader looked at and left: not in its format after all. */
+  private readonly passedOver = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -41,22 +43,34 @@ export class ImportContext {
   }
 
   /**
-   * Files below the source root that no reader looked for (by `files` or `readOne`), dot
-   * files aside: a file in a format or place the importer does not know, named in the report
-   * so that it is not passed over in silence.
+   * Files below the source root that no reader looked for (by `files` or `readOne`) or that a
+   * reader passed over, dot files and folders aside: a file in a format or place the importer
+   * does not know, named in the report so that it is not left out in silence.
    */
   unclaimed(): string[] {
     const claimed = (file: string) =>
-      this.claimedFiles.has(file) ||
-      this.claims.some(
-        (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
-      );
+      !this.passedOver.has(file) &&
+      (this.claimedFiles.has(file) ||
+        this.claims.some(
+          (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
+        ));
     return readdirSync(this.root, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
+      .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name))
+      .filter(
+        (file) =>
+          !relative(this.root, file)
+            .split(sep)
+            .some((part) => part.startsWith(".")),
+      )
       .filter((file) => !claimed(file))
       .map((file) => this.name(file))
       .sort();
+  }
+
+  /** Leaves a file that `files` found: its content is not the reader's format (see `unclaimed`). */
+  passOver(file: string): void {
+    this.passedOver.add(file);
   }
 
   read(file: string): string {

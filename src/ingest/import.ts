@@ -11,10 +11,15 @@ import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities, type FiledSymbol, type SecurityRow } from "./securities.ts";
-import { alphaVantageSymbol } from "./sources/alphavantage-daily.ts";
+import { alphaVantageSymbol, isAlphaVantageResponse } from "./sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseFilerMetadata } from "./sources/filer-metadata.ts";
-import { type OwnershipFiling, parseOwnershipDocument, parseSubmissionText } from "./sources/form4.ts";
+import {
+  isSubmissionText,
+  type OwnershipFiling,
+  parseOwnershipDocument,
+  parseSubmissionText,
+} from "./sources/form4.ts";
 import { selectInsiderTrades } from "./sources/form4-select.ts";
 import {
   acceptanceInUtc,
@@ -188,7 +193,12 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
   const files = ctx.files(join(ctx.root, "prices"), ".csv", ".json");
   const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
   for (const file of csvFirst) {
-    const ticker = (isJson(file) ? alphaVantageSymbol(ctx.head(file)) : null) ?? tickerFromFileName(file);
+    const head = isJson(file) ? ctx.head(file) : null;
+    if (head !== null && !isAlphaVantageResponse(head)) {
+      ctx.passOver(file);
+      continue;
+    }
+    const ticker = (head === null ? null : alphaVantageSymbol(head)) ?? tickerFromFileName(file);
     const key = tickerKey(ticker);
     const taken = out.get(key);
     if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
@@ -321,7 +331,11 @@ async function writeMarketTables(
  * table, rather than an empty one).
  */
 function readOwnershipDocuments(ctx: ImportContext, dir: string): OwnershipFiling[] | null {
-  const files = ctx.files(dir, ".xml", ".txt", ".nc");
+  const files = ctx.files(dir, ".xml", ".txt", ".nc").filter((file) => {
+    if (file.toLowerCase().endsWith(".xml") || isSubmissionText(ctx.head(file))) return true;
+    ctx.passOver(file);
+    return false;
+  });
   if (files.length === 0) return null;
   return files.flatMap(
     (file) =>

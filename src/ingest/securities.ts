@@ -17,8 +17,9 @@ export interface SecurityRow {
   share_class_figi: string | null;
   active: boolean;
   /**
-   * Position in the SEC's ticker list (0 first), which the SEC orders by market value, largest
-   * first: search's tie-break towards the larger company. Null for a security no list names.
+   * Position in the SEC's ticker lists (0 first), which the SEC orders by market value, largest
+   * first: the exchange list's position, else the plain list's after the whole exchange list.
+   * Search's tie-break towards the larger company. Null for a security no list names.
    */
   list_rank: number | null;
 }
@@ -71,8 +72,9 @@ export function buildSecurities(input: {
       list_rank: listRank,
     });
   };
-  for (const [i, t] of input.exchangeList.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
-  for (const [i, t] of input.tickerList.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
+  // One order over both lists: the exchange list's, then the plain list's after it.
+  const listed = [...input.exchangeList, ...input.tickerList];
+  for (const [i, t] of listed.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
   for (const c of input.companies) {
     for (const [i, ticker] of c.tickers.entries())
       if (ticker) add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);

@@ -273,7 +273,7 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
       // O-P, Realty Income's preferred shares in the ticker list, is a class of O.
       expect(page.data[1]).toMatchObject({ ticker: "O-P", cik: cikOf("O") });
       for (const row of page.data.slice(2)) expect(row.ticker as string).toStartWith("O");
-      // The SEC lists tickers by market value: the order of company_tickers_exchange.json, else
+      // The SEC lists tickers by market value: the order of company_tickers_exchange.json, then
       // of company_tickers.json for a ticker only that list names.
       const list = readJson<{ fields: string[]; data: unknown[][] }>(edgar("company_tickers_exchange.json"));
       const plain = Object.values(
@@ -282,7 +282,7 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
       const at = list.fields.indexOf("ticker");
       const position = (t: unknown) => {
         const i = list.data.findIndex((r) => r[at] === t);
-        return i >= 0 ? i : plain.findIndex((r) => r.ticker === t);
+        return i >= 0 ? i : list.data.length + plain.findIndex((r) => r.ticker === t);
       };
       const positions = page.data.slice(2).map((r) => position(r.ticker));
       expect(positions).toEqual([...positions].sort((a, b) => a - b));

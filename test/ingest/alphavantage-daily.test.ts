@@ -92,6 +92,19 @@ describe("Alpha Vantage daily adjusted series", () => {
     );
   });
 
+  test("a bad day with a split or a dividend fails the file even when lenient: every earlier price depends on it", () => {
+    const bad = series({
+      "2024-01-03": day(10),
+      "2024-01-02": { ...day(40, { split: "4.0" }), "6. volume": "12.5" },
+      "2024-01-01": day(40),
+    });
+    expect(
+      String(importErrorOf(() => parseAlphaVantagePrices(bad, "prices/E.json", { lenient: true }))),
+    ).toBe(
+      'prices/E.json: Time Series (Daily).2024-01-02: "6. volume" 12.5 is not a whole number (a day with a split or a dividend cannot be skipped)',
+    );
+  });
+
   test("a bad day names its date; lenient skips it", () => {
     const bad = series({ "2024-01-03": day(10), "2024-01-02": { ...day(10), "4. close": "0" } });
     expect(String(importErrorOf(() => parseAlphaVantagePrices(bad, "prices/D.json")))).toBe(

@@ -40,18 +40,21 @@ describe("filer metadata CSV", () => {
     });
   });
 
-  test("a place outside the US is named by its description; EDGAR's <br> categories become a list", () => {
+  test("a place outside the US is named by its description; EDGAR's <br> categories become a list; None or nan is no list", () => {
     const { rows } = parse([
       `NORTH CO,2,A1,"British Columbia, Canada",Non-accelerated filer<br>Smaller reporting company,operating,[None],1231,,,,,['NRTH']`,
       `ISLE CO,3,E9,Cayman Islands,<br>Emerging growth company,other,"[""Nasdaq""]",1231,,,,,ISLE`,
+      `EMPTY CO,4,NY,NY,,other,None,1231,,,,,nan`,
     ]);
     expect(rows.map((r) => [r.country_iso, r.country, r.category])).toEqual([
       ["CA", "British Columbia, Canada", "Non-accelerated filer, Smaller reporting company"],
       ["KY", "Cayman Islands", "Emerging growth company"],
+      ["US", "United States", null],
     ]);
     expect(rows.map((r) => [r.tickers, r.exchanges])).toEqual([
       [["NRTH"], [null]],
       [["ISLE"], ["Nasdaq"]],
+      [[], []],
     ]);
   });
 

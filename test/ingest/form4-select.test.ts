@@ -130,4 +130,17 @@ describe("selectInsiderTrades", () => {
     expect(rows).toHaveLength(2);
     expect(report.duplicatesSkipped).toBe(1);
   });
+
+  test("a document without an accession number duplicates the same one with it, in either order", () => {
+    const named = parseSynthetic({}, "0000012345-24-000009");
+    const unnamed = parseSynthetic({}, null);
+    for (const order of [
+      [unnamed, named],
+      [named, unnamed],
+    ]) {
+      const { rows, report } = selectInsiderTrades(order);
+      expect(rows.map((r) => r.accession_number)).toEqual(["0000012345-24-000009"]);
+      expect(report.duplicatesSkipped).toBe(1);
+    }
+  });
 });

@@ -202,6 +202,8 @@ describe("accessionFromFileName", () => {
     ["AAPL_form4_0000320193-22-000061.xml", "0000320193-22-000061"],
     ["some/dir/ABCL_form4_0000899243-20-034355_doc4.xml", "0000899243-20-034355"],
     ["SNOW_form4_2022-12-13.xml", null],
+    ["edgar/form4/000032019322000061/wf-form4_165187.xml", "0000320193-22-000061"],
+    ["edgar/form4/12345/wf-form4.xml", null],
   ])("%s gives %p", (file, accession) => {
     expect(accessionFromFileName(file)).toBe(accession);
   });

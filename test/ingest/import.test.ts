@@ -67,11 +67,16 @@ describe("import", () => {
     writeFileSync(join(src, "figi", "crosswalk.csv"), "cusip,isin,figi\n");
     writeFileSync(join(src, "prices", "notes.txt"), "downloaded 2024-06-30\n");
     writeFileSync(join(src, "prices", ".DS_Store"), "");
+    // Files in a reader's folder with its extension but not its format are left, not failed.
+    writeFileSync(join(src, "prices", "download_log.json"), '{"downloaded": "2024-06-30"}');
+    writeFileSync(join(src, "edgar", "form4", "README.txt"), "Form 4 documents from EDGAR\n");
+    mkdirSync(join(src, ".git"), { recursive: true });
+    writeFileSync(join(src, ".git", "config"), "[core]\n");
     const dataDir = tempDir();
     const { io, lines } = capture();
     expect(await main(["import", "--from", src, "--data-dir", dataDir], io)).toBe(0);
     const note =
-      "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
+      "4 files not read (no source format of that name or place): edgar/form4/README.txt, figi/crosswalk.csv, prices/download_log.json, prices/notes.txt";
     expect(readManifest(dataDir, readCurrent(dataDir) as string).report.notes).toContain(note);
     expect(lines).toContain(`  note: ${note}`);
   });

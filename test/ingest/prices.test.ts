@@ -63,6 +63,44 @@ describe("price CSV layouts", () => {
     );
   });
 
+  test("a row with a dividend cannot be skipped, even when lenient: the prices before it depend on it", () => {
+    const text = (dividend: string, volume = "10") =>
+      `${YFINANCE}\n2024-01-02,1,1,1,1,10,0.0,0.0\n2024-01-03,1,1,1,1,${volume},${dividend},0.0\n2024-01-04,1,1,1,1,10,0.0,0.0\n`;
+    // Without a dividend the bad row is skipped and listed.
+    expect(parsePrices(text("0.0", "12.5"), "prices/X.csv", { lenient: true }).skipped).toEqual([
+      { line: 3, reason: 'Volume "12.5" is not a whole number' },
+    ]);
+    for (const [dividend, volume] of [
+      ["0.5", "12.5"],
+      ["n.a.", "10"],
+    ] as const) {
+      const error = importErrorOf(() =>
+        parsePrices(text(dividend, volume), "prices/X.csv", { lenient: true }),
+      );
+      expect(error.line).toBe(3);
+      expect(error.message).toEndWith("(a row with a dividend cannot be skipped)");
+      expect(() =>
+        parsePriceFileDividends(text(dividend, volume), "prices/X.csv", { ticker: "X", lenient: true }),
+      ).toThrow(error.message);
+    }
+  });
+
+  test("a quoted header is read as the parser reads it; without an adjustment the prices keep every digit", () => {
+    const text = `"Date","Open","High","Low","Close","Volume","Dividends","Stock Splits"\n1980-12-12 00:00:00-05:00,0.09883450716733932,0.09926419856856675,0.09883450716733932,0.09883450716733932,469033600,0.0,0.0\n1980-12-15,0.1,0.1,0.1,0.1,1,0.01,0.0\n`;
+    expect(carriesDividends("prices/X.csv", text)).toBe(true);
+    expect(parsePriceFileDividends(text, "prices/X.csv", { ticker: "X" }).rows.map((r) => r.amount)).toEqual([
+      0.01,
+    ]);
+    const [first, last] = parsePrices(text, "prices/X.csv").rows;
+    // The day before the 0.01 dividend of 1980-12-15, as traded: its adjusted close + 0.01
+    // (m = A / (A + d)), to 1e-8.
+    expect(first?.close).toBe(Math.round((0.09883450716733932 + 0.01) * 1e8) / 1e8);
+    expect(last?.close).toBe(0.1);
+    expect(parsePrices(text.replace("0.01,0.0", "0.0,0.0"), "prices/X.csv").rows[0]?.close).toBe(
+      0.09883450716733932,
+    );
+  });
+
   test("the dividend events of a yfinance file: the days with an amount, dated by the trading day", () => {
     const text = `${YFINANCE}\n2024-01-02 00:00:00-05:00,1,1,1,1,10,0.0,0.0\n2024-01-03 00:00:00-05:00,1,1,1,1,10,0.24,0.0\n`;
     expect(carriesDividends("prices/X.csv", text)).toBe(true);

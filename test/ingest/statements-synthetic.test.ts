@@ -230,14 +230,17 @@ describe("values, restatements and labels", () => {
     expect(balance.good_will).toBeNull();
   });
 
-  test("a bank's revenue: its net revenue total, else net interest income + noninterest income", () => {
+  test("a bank's revenue: its net revenue total, else net interest income + noninterest income, never its fees alone", () => {
     const d = (c: string, v: number, year = 2022) => flow(c, `${year}-01-01`, `${year}-12-31`, v);
     const out = computeStatements(
       syntheticCompany([
-        // 2022: totals tagged as RevenuesNetOfInterestExpense; 2023: only the two parts.
+        // Both years tag the fees within ASC 606 as contract revenue (a part of noninterest
+        // income); 2022 tags the net revenue total, 2023 only its two parts.
+        d("RevenueFromContractWithCustomerExcludingAssessedTax", 21_000),
         d("RevenuesNetOfInterestExpense", 128_695),
         d("InterestIncomeExpenseNet", 66_710),
         d("NoninterestIncome", 61_985),
+        d("RevenueFromContractWithCustomerExcludingAssessedTax", 22_000, 2023),
         d("InterestIncomeExpenseNet", 89_267, 2023),
         d("NoninterestIncome", 69_837, 2023),
         d(
@@ -252,8 +255,26 @@ describe("values, restatements and labels", () => {
     const revenue = (end: string) => periodAt(out.income_statement, "annual", end).values.revenue;
     expect(revenue("2022-12-31")).toBe(128_695);
     expect(revenue("2023-12-31")).toBe(89_267 + 69_837);
-    // Without an operating income line, EBIT is pretax income + interest expense.
-    expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166 + 81_321);
+    // Without an operating income line, a bank's EBIT is its pretax income: its revenue is
+    // already net of interest expense (adding it back gave margins over 100%).
+    expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166);
+  });
+
+  test("an insurer's EBIT without an operating income line is pretax income + interest expense", () => {
+    const d = (c: string, v: number) => flow(c, "2023-01-01", "2023-12-31", v);
+    const out = computeStatements(
+      syntheticCompany([
+        d("Revenues", 46_802),
+        d(
+          "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
+          4_560,
+        ),
+        d("InterestExpense", 1_030),
+        instant("Assets", "2023-12-31", 539_306),
+      ]),
+    );
+    const income = periodAt(out.income_statement, "annual", "2023-12-31").values;
+    expect([income.revenue, income.ebit]).toEqual([46_802, 4_560 + 1_030]);
   });
 
   test("stockholders' equity = total equity − minority interest; a missing minority interest is 0 only for a company that never reports one", () => {

@@ -80,7 +80,7 @@ export function securitiesRoutes(billing: Billing) {
         detail: operation(
           "search",
           "Search securities",
-          "Ranked: exact ticker (and the share classes of that base ticker), ticker prefix, name starting with the query, then names with a word starting with each query word; within a rank, the closer (shorter) name first.",
+          "Ranked: exact ticker (and the share classes of that base ticker), ticker prefix, name starting with the query, then names with a word starting with each query word; within a rank, active listings first, then the larger company (the SEC's ticker lists are ordered by market value), then the closer (shorter) name.",
         ),
       },
     )

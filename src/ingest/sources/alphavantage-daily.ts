@@ -14,7 +14,8 @@
  *
  * A plain `TIME_SERIES_DAILY` response has no split coefficients, so its prices cannot be
  * put on the split-adjusted basis: it fails as a whole, as does an Alpha Vantage error or
- * rate-limit answer saved in place of the series.
+ * rate-limit answer saved in place of the series. When lenient, a bad day is skipped, except
+ * a day with a split or a dividend: every earlier price depends on it, so it fails the file.
  */
 import { ImportError } from "../errors.ts";
 import type { DividendRow } from "./dividends.ts";
@@ -37,6 +38,14 @@ const SPLIT = "8. split coefficient";
 const DIVIDEND = "7. dividend amount";
 /** Where the symbol sits near the top of the file (read without parsing the whole file). */
 const SYMBOL = /"2\. Symbol"\s*:\s*"([^"]{1,40})"/;
+
+/** The keys an Alpha Vantage response starts with: a series, or an error or rate-limit answer. */
+const RESPONSE_KEY = /"(Meta Data|Time Series \(Daily\)|Error Message|Note|Information)"\s*:/;
+
+/** Whether a JSON file's first bytes are an Alpha Vantage response's (else it is another file). */
+export function isAlphaVantageResponse(head: string): boolean {
+  return RESPONSE_KEY.test(head);
+}
 
 /** The symbol an Alpha Vantage file names in its "Meta Data", from the file's first bytes; null if none. */
 export function alphaVantageSymbol(head: string): string | null {
@@ -114,11 +123,37 @@ function readSeries(
   }
   const out = new RecordCollector<RawDay>(file, opts.lenient === true);
   for (const [date, day] of entries) {
-    out.add(null, () => rawDay(date, day), `${SERIES}.${date}`);
+    const where = `${SERIES}.${date}`;
+    out.add(
+      null,
+      () => {
+        try {
+          return rawDay(date, day);
+        } catch (error) {
+          // A split or a dividend adjusts every earlier price: its day cannot be skipped.
+          if (opts.lenient && error instanceof FieldError && carriesEvent(day))
+            throw new ImportError(
+              file,
+              null,
+              `${where}: ${error.message} (a day with a split or a dividend cannot be skipped)`,
+            );
+          throw error;
+        }
+      },
+      where,
+    );
   }
   const { rows, skipped } = out.result();
   rows.sort((a, b) => (a.price.date < b.price.date ? -1 : 1));
   return { days: rows, skipped };
+}
+
+/** Whether a day's raw fields hold a split or a dividend (or cannot tell: a field that is not a number). */
+function carriesEvent(day: unknown): boolean {
+  if (!isObject(day)) return false;
+  const split = day[SPLIT];
+  const dividend = day[DIVIDEND];
+  return (split !== undefined && Number(split) !== 1) || (dividend !== undefined && Number(dividend) !== 0);
 }
 
 function rawDay(date: string, day: unknown): RawDay {

@@ -118,7 +118,7 @@ function monthDay(value: string | null, column: string): string | null {
 
 /** A list cell's items in order; a gap (`None`) stays in its place, so the lists pair up. */
 function list(value: string | null, column: string): (string | null)[] {
-  if (value === null) return [];
+  if (value === null || /^(none|null|nan)$/i.test(value)) return [];
   if (BARE.test(value)) return [value];
   if (!LIST.test(value))
     throw new FieldError(`${column} ${JSON.stringify(value)} is not a list like ['AAPL']`);

@@ -4,8 +4,9 @@
  *
  * Rules, in order:
  * 1. Duplicates. A filing is identified by its accession number; a second document with
- *    an accession number already seen is skipped. A document without one (its file name
- *    carries none) is a duplicate only if its parsed content is identical.
+ *    an accession number already seen is skipped. A document without one (its path carries
+ *    none) is a duplicate only if its parsed content is identical to another document's,
+ *    with or without an accession number.
  * 2. Amendments. An amendment ("4/A", "5/A", ...) replaces, as a whole, the rows of the
  *    filing it amends. The amended filing is one with the same issuer CIK, the same set of
  *    reporting owners (by CIK, else name), the same periodOfReport and the same base form
@@ -76,14 +77,23 @@ function isInsiderTrade(transaction: OwnershipTransaction): boolean {
 }
 
 function dropDuplicateFilings(filings: readonly OwnershipFiling[]): OwnershipFiling[] {
-  const seen = new Set<string>();
-  return filings.filter((filing) => {
-    const { file: _file, ...content } = filing;
-    const identity = filing.accessionNumber ?? `content:${JSON.stringify(content)}`;
-    if (seen.has(identity)) return false;
-    seen.add(identity);
-    return true;
-  });
+  const contentOf = ({ file: _file, accessionNumber: _accession, ...content }: OwnershipFiling) =>
+    JSON.stringify(content);
+  const accessions = new Set<string>();
+  const contents = new Set<string>();
+  const kept = new Set<OwnershipFiling>();
+  // Filings with an accession number first: a copy without one (an XML file named without it,
+  // next to the submission text that names it) is the duplicate, whichever comes first.
+  const withAccession = filings.filter((f) => f.accessionNumber !== null);
+  for (const filing of [...withAccession, ...filings.filter((f) => f.accessionNumber === null)]) {
+    const content = contentOf(filing);
+    const accession = filing.accessionNumber;
+    if (accession !== null ? accessions.has(accession) : contents.has(content)) continue;
+    if (accession !== null) accessions.add(accession);
+    contents.add(content);
+    kept.add(filing);
+  }
+  return filings.filter((filing) => kept.has(filing));
 }
 
 /** A filing whose rows are currently kept, with the submission date of the original it stands for. */

@@ -126,6 +126,11 @@ export function ownerTitle(owner: ReportingOwner): string {
   return "Other";
 }
 
+/** Whether a text file's first bytes are an EDGAR submission's (full `.txt` or feed `.nc`). */
+export function isSubmissionText(head: string): boolean {
+  return /<(SEC-DOCUMENT|SUBMISSION|SEC-HEADER)>/i.test(head);
+}
+
 /** An `<XML>` block of a submission, up to its end tag. */
 const XML_BLOCK = /<XML>\s*([\s\S]*?)<\/XML>/gi;
 
@@ -153,10 +158,19 @@ export function parseSubmissionText(text: string, file: string): OwnershipFiling
   return filings;
 }
 
-/** The EDGAR accession number (`0000320193-22-000061`) in a file name, or null. */
+/**
+ * The EDGAR accession number (`0000320193-22-000061`) in a file name, else the folder EDGAR
+ * keeps a filing's documents in (`.../000032019322000061/wf-form4_1.xml`), or null.
+ */
 export function accessionFromFileName(file: string): string | null {
-  const base = file.split(/[\\/]/).pop() ?? file;
-  return /\d{10}-\d{2}-\d{6}/.exec(base)?.[0] ?? null;
+  const parts = file.split(/[\\/]/);
+  const named = /\d{10}-\d{2}-\d{6}/.exec(parts.at(-1) ?? file)?.[0];
+  if (named) return named;
+  const folder = parts
+    .slice(0, -1)
+    .reverse()
+    .find((p) => /^\d{18}$/.test(p));
+  return folder ? `${folder.slice(0, 10)}-${folder.slice(10, 12)}-${folder.slice(12)}` : null;
 }
 
 /** A CIK as 10 digits with leading zeros; null when absent or not a number. */

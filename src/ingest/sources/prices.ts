@@ -19,7 +19,7 @@
  */
 import { ImportError } from "../errors.ts";
 import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavantage-daily.ts";
-import { checkWidth, findColumn, forEachCsvRecord } from "./csv.ts";
+import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
 import type { DividendRow } from "./dividends.ts";
 import {
   FieldError,
@@ -29,6 +29,7 @@ import {
   RecordCollector,
   readDate,
   readNumber,
+  roundDecimal,
 } from "./values.ts";
 
 export interface PriceRow {
@@ -60,7 +61,12 @@ type Layout = Record<keyof typeof COLUMNS, number>;
  */
 export function carriesDividends(file: string, head: string): boolean {
   if (file.toLowerCase().endsWith(".json")) return true;
-  const header = (head.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "").split(",");
+  let header: string[] = [];
+  try {
+    header = readCsv(head.split(/\r?\n/, 1)[0] ?? "", file).header;
+  } catch {
+    return false;
+  }
   return findColumn(header, COLUMNS.dividends) >= 0;
 }
 
@@ -74,35 +80,22 @@ export function parsePriceFileDividends(
   opts: ParseOptions & { ticker: string },
 ): ParseResult<DividendRow> {
   if (file.toLowerCase().endsWith(".json")) return parseAlphaVantageDividends(text, file, opts);
-  const out = new RecordCollector<DividendRow>(file, opts.lenient ?? false);
-  let at: { date: number; dividends: number } | null = null;
-  forEachCsvRecord(text, file, (cells, line) => {
-    if (at === null) {
-      at = { date: findColumn(cells, COLUMNS.date), dividends: findColumn(cells, COLUMNS.dividends) };
-      if (at.date < 0 || at.dividends < 0)
-        throw new ImportError(
-          file,
-          line,
-          `expected a Date and a Dividends column (header is "${cells.join(",")}")`,
-        );
-      return;
-    }
-    const { date, dividends } = at;
-    const amount = readNumber(cells[dividends], "Dividends");
-    if (amount === null || amount <= 0) return;
-    out.add(line, () => ({
-      ticker: opts.ticker,
-      ex_date: readDate(cells[date] ?? "", "Date"),
-      pay_date: null,
-      record_date: null,
-      declaration_date: null,
-      amount,
-      currency: null,
-      split_adjusted: true,
-    }));
-  });
-  const { rows, skipped } = out.result();
-  return { rows: rows.sort((a, b) => (a.ex_date < b.ex_date ? -1 : 1)), skipped };
+  const { dividends, skipped } = readPriceCsv(text, file, opts);
+  const rows = [...dividends]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(
+      ([date, amount]): DividendRow => ({
+        ticker: opts.ticker,
+        ex_date: date,
+        pay_date: null,
+        record_date: null,
+        declaration_date: null,
+        amount,
+        currency: null,
+        split_adjusted: true,
+      }),
+    );
+  return { rows, skipped };
 }
 
 /** Parses a price file of either kind, told apart by its extension. */
@@ -114,9 +107,19 @@ export function parsePriceFile(text: string, file: string, opts: ParseOptions = 
 
 /** Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors. */
 export function parsePrices(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
+  const { rows, dividends, layout, skipped } = readPriceCsv(text, file, opts);
+  const adjusted = layout.dividends >= 0 && layout.adj_close < 0;
+  return { rows: adjusted ? withoutDividends(rows, dividends) : rows, skipped };
+}
+
+/**
+ * The rows of a price CSV as written, in date order, and its Dividends column's amounts by
+ * date. A row that carries a dividend cannot be skipped when lenient: the prices before it
+ * depend on it, so such a row fails the file.
+ */
+function readPriceCsv(text: string, file: string, opts: ParseOptions) {
   const out = new RecordCollector<PriceRow>(file, opts.lenient ?? false);
   const noData: { line: number; reason: string }[] = [];
-  /** The Dividends column's amounts, by date (yfinance with actions). */
   const dividends = new Map<string, number>();
   let layout: Layout | null = null;
   let width = 0;
@@ -132,15 +135,20 @@ export function parsePrices(text: string, file: string, opts: ParseOptions = {})
       return;
     }
     out.add(line, () => {
-      const bad = checkWidth({ line, cells }, width);
-      if (bad) throw new FieldError(bad);
-      const row = priceRow(cells, at);
-      if (at.dividends >= 0) {
-        const amount = readNumber(cells[at.dividends], "Dividends") ?? 0;
+      try {
+        const bad = checkWidth({ line, cells }, width);
+        if (bad) throw new FieldError(bad);
+        const row = priceRow(cells, at);
+        const amount = at.dividends < 0 ? 0 : (readNumber(cells[at.dividends], "Dividends") ?? 0);
         if (amount < 0) throw new FieldError(`Dividends ${amount} is negative`);
         if (amount > 0) dividends.set(row.date, amount);
+        return row;
+      } catch (error) {
+        const dividend = at.dividends < 0 ? "" : (cells[at.dividends] ?? "").trim();
+        if (opts.lenient && error instanceof FieldError && !isMissing(dividend) && Number(dividend) !== 0)
+          throw new ImportError(file, line, `${error.message} (a row with a dividend cannot be skipped)`);
+        throw error;
       }
-      return row;
     });
   });
   const at = layout as Layout | null;
@@ -152,8 +160,7 @@ export function parsePrices(text: string, file: string, opts: ParseOptions = {})
       throw new ImportError(file, null, `date ${rows[i]?.date} appears more than once`);
     }
   }
-  const adjusted = at.dividends >= 0 && at.adj_close < 0;
-  return { rows: adjusted ? withoutDividends(rows, dividends) : rows, skipped: [...skipped, ...noData] };
+  return { rows, dividends, layout: at, skipped: [...skipped, ...noData] };
 }
 
 /**
@@ -170,7 +177,7 @@ function withoutDividends(rows: readonly PriceRow[], dividends: ReadonlyMap<stri
   let factor = 1;
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i] as PriceRow;
-    const raw = (v: number | null) => (v === null ? null : Math.round((v / factor) * 1e6) / 1e6);
+    const raw = (v: number | null) => (v === null || factor === 1 ? v : roundDecimal(v / factor));
     out[i] = {
       ...row,
       open: raw(row.open),
