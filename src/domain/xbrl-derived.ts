@@ -1,6 +1,7 @@
 /**
  * Statement fields computed from other fields when the filer does not report them. Each
- * rule fills its field only when no concept of the mapping table did, and runs in the order
+ * rule fills its field only when no concept of the mapping table did (a rule marked
+ * `replaces` decides the field whatever was reported: a bank's revenue), and runs in the order
  * listed, so later rules see earlier results (gross profit before operating expense, EBIT
  * before EBITDA). Rules run on each period's values, including TTM periods, whose flows are
  * sums of quarters; a ratio is therefore the ratio of the TTM sums, not a sum of ratios.
@@ -15,6 +16,12 @@ export type FieldReader = (field: string) => number | null;
 export interface CompanyTraits {
   /** Whether the company reports a minority interest other than 0 in any period. */
   reportsMinorityInterest: boolean;
+  /**
+   * A bank: it reports net interest income and noninterest income (the two halves of its
+   * revenue) in some period. Net interest income alone is no sign: many other companies tag
+   * their net interest expense with the same concept.
+   */
+  isBank: boolean;
 }
 
 /** One derivation: `field` = `compute(...)`, described in words by `rule`. */
@@ -22,12 +29,9 @@ export interface DerivedRule {
   field: string;
   rule: string;
   compute: (get: FieldReader, company: CompanyTraits) => number | null;
-  /** The rule's value, when it has one, replaces a reported one (else it only fills a gap). */
+  /** The rule decides the field, null included, whatever was reported (else it only fills a gap). */
   replaces?: boolean;
 }
-
-/** A bank reports net interest income; its interest expense is a cost of its revenue. */
-const isBank = (g: FieldReader) => g("aux_net_interest_income") !== null;
 
 const sumBoth = (a: number | null, b: number | null): number | null =>
   a === null || b === null ? null : a + b;
@@ -44,12 +48,12 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
   {
     field: "revenue",
-    rule: "a bank's (a filer that reports InterestIncomeExpenseNet) net revenue: Revenues or RevenuesNetOfInterestExpense, else InterestIncomeExpenseNet + NoninterestIncome; it replaces a contract-revenue concept, which at a bank covers its fees alone",
+    rule: "a bank's (a company that reports InterestIncomeExpenseNet and NoninterestIncome) net revenue, in every period: their sum, else Revenues or RevenuesNetOfInterestExpense, else none; never a contract-revenue concept, which at a bank covers its fees alone. Anyone else's as reported",
     replaces: true,
-    compute: (g) =>
-      isBank(g)
-        ? (g("aux_bank_revenue") ?? sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")))
-        : null,
+    compute: (g, company) =>
+      company.isBank
+        ? (sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")) ?? g("aux_bank_revenue"))
+        : g("revenue"),
   },
   {
     field: "gross_profit",
@@ -79,9 +83,9 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   {
     field: "ebit",
     rule: "operating_income; without one, a bank's pretax_income (its net revenue is after interest expense), anyone else's (insurers) pretax_income + interest_expense",
-    compute: (g) =>
+    compute: (g, company) =>
       g("operating_income") ??
-      (isBank(g) ? g("pretax_income") : sumBoth(g("pretax_income"), g("interest_expense"))),
+      (company.isBank ? g("pretax_income") : sumBoth(g("pretax_income"), g("interest_expense"))),
   },
   {
     field: "cash_flow_depreciation_depletion_amortization",
@@ -244,5 +248,6 @@ export function applyDerivedRules(values: Map<string, number | null>, company: C
     if (get(field) !== null && !replaces) continue;
     const value = compute(get, company);
     if (value !== null && Number.isFinite(value)) values.set(field, value);
+    else if (replaces) values.set(field, null);
   }
 }

@@ -43,18 +43,17 @@ export class ImportContext {
   }
 
   /**
-   * Files below the source root that no reader looked for (by `files` or `readOne`) or that a
-   * reader passed over, dot files and folders aside: a file in a format or place the importer
-   * does not know, named in the report so that it is not left out in silence.
+   * Files below the source root that no reader looked for (by `files` or `readOne`), dot
+   * files and folders aside, and the files a reader passed over: named in the report so that
+   * no file is left out in silence.
    */
-  unclaimed(): string[] {
+  unread(): { unknown: string[]; passedOver: string[] } {
     const claimed = (file: string) =>
-      !this.passedOver.has(file) &&
-      (this.claimedFiles.has(file) ||
-        this.claims.some(
-          (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
-        ));
-    return readdirSync(this.root, { recursive: true, withFileTypes: true })
+      this.claimedFiles.has(file) ||
+      this.claims.some(
+        (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
+      );
+    const unknown = readdirSync(this.root, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name))
       .filter(
@@ -63,12 +62,12 @@ export class ImportContext {
             .split(sep)
             .some((part) => part.startsWith(".")),
       )
-      .filter((file) => !claimed(file))
-      .map((file) => this.name(file))
-      .sort();
+      .filter((file) => !claimed(file));
+    const names = (files: Iterable<string>) => [...files].map((file) => this.name(file)).sort();
+    return { unknown: names(unknown), passedOver: names(this.passedOver) };
   }
 
-  /** Leaves a file that `files` found: its content is not the reader's format (see `unclaimed`). */
+  /** Leaves a file that `files` found: its content is not the reader's format (see `unread`). */
   passOver(file: string): void {
     this.passedOver.add(file);
   }

@@ -11,7 +11,7 @@ import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities, type FiledSymbol, type SecurityRow } from "./securities.ts";
-import { alphaVantageSymbol, isAlphaVantageResponse } from "./sources/alphavantage-daily.ts";
+import { alphaVantageSymbol, isOtherJson } from "./sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "./sources/figi.ts";
 import { parseFilerMetadata } from "./sources/filer-metadata.ts";
 import {
@@ -194,7 +194,7 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
   const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
   for (const file of csvFirst) {
     const head = isJson(file) ? ctx.head(file) : null;
-    if (head !== null && !isAlphaVantageResponse(head)) {
+    if (head !== null && isOtherJson(head)) {
       ctx.passOver(file);
       continue;
     }
@@ -250,12 +250,16 @@ function readSubmissions(ctx: ImportContext, dir: string) {
 const LISTED_UNREAD = 20;
 
 function noteUnread(ctx: ImportContext): void {
-  const unread = ctx.unclaimed();
-  if (unread.length === 0) return;
-  const more = unread.length > LISTED_UNREAD ? `, and ${unread.length - LISTED_UNREAD} more` : "";
-  ctx.note(
-    `${unread.length} file${unread.length === 1 ? "" : "s"} not read (no source format of that name or place): ${unread.slice(0, LISTED_UNREAD).join(", ")}${more}`,
-  );
+  const { unknown, passedOver } = ctx.unread();
+  const note = (files: string[], why: string) => {
+    if (files.length === 0) return;
+    const more = files.length > LISTED_UNREAD ? `, and ${files.length - LISTED_UNREAD} more` : "";
+    ctx.note(
+      `${files.length} file${files.length === 1 ? "" : "s"} not read (${why}): ${files.slice(0, LISTED_UNREAD).join(", ")}${more}`,
+    );
+  };
+  note(unknown, "no source format of that name or place");
+  note(passedOver, "not in the format of their folder");
 }
 
 /** Companies of the filer-metadata table whose own submissions file was not imported. */
@@ -331,18 +335,23 @@ async function writeMarketTables(
  * table, rather than an empty one).
  */
 function readOwnershipDocuments(ctx: ImportContext, dir: string): OwnershipFiling[] | null {
-  const files = ctx.files(dir, ".xml", ".txt", ".nc").filter((file) => {
-    if (file.toLowerCase().endsWith(".xml") || isSubmissionText(ctx.head(file))) return true;
+  // A .txt or .nc is read by what it holds: EDGAR's submission text, or an ownership document
+  // saved under that name; anything else (a README) is left.
+  const kinds = ctx.files(dir, ".xml", ".txt", ".nc").flatMap((file) => {
+    if (file.toLowerCase().endsWith(".xml")) return [{ file, submission: false }];
+    const head = ctx.head(file);
+    if (isSubmissionText(head)) return [{ file, submission: true }];
+    if (/<ownershipDocument[\s>]/.test(head)) return [{ file, submission: false }];
     ctx.passOver(file);
-    return false;
+    return [];
   });
-  if (files.length === 0) return null;
-  return files.flatMap(
-    (file) =>
+  if (kinds.length === 0) return null;
+  return kinds.flatMap(
+    ({ file, submission }) =>
       ctx.guard(file, "form4", () =>
-        file.toLowerCase().endsWith(".xml")
-          ? [parseOwnershipDocument(ctx.read(file), ctx.name(file))]
-          : parseSubmissionText(ctx.read(file), ctx.name(file)),
+        submission
+          ? parseSubmissionText(ctx.read(file), ctx.name(file))
+          : [parseOwnershipDocument(ctx.read(file), ctx.name(file))],
       ) ?? [],
   );
 }

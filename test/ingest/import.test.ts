@@ -70,15 +70,24 @@ describe("import", () => {
     // Files in a reader's folder with its extension but not its format are left, not failed.
     writeFileSync(join(src, "prices", "download_log.json"), '{"downloaded": "2024-06-30"}');
     writeFileSync(join(src, "edgar", "form4", "README.txt"), "Form 4 documents from EDGAR\n");
+    // An empty download in prices/ is no other kind of JSON: it is read, and would fail.
     mkdirSync(join(src, ".git"), { recursive: true });
     writeFileSync(join(src, ".git", "config"), "[core]\n");
     const dataDir = tempDir();
     const { io, lines } = capture();
     expect(await main(["import", "--from", src, "--data-dir", dataDir], io)).toBe(0);
-    const note =
-      "4 files not read (no source format of that name or place): edgar/form4/README.txt, figi/crosswalk.csv, prices/download_log.json, prices/notes.txt";
-    expect(readManifest(dataDir, readCurrent(dataDir) as string).report.notes).toContain(note);
-    expect(lines).toContain(`  note: ${note}`);
+    const unknown =
+      "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
+    const passedOver =
+      "2 files not read (not in the format of their folder): edgar/form4/README.txt, prices/download_log.json";
+    const { notes } = readManifest(dataDir, readCurrent(dataDir) as string).report;
+    expect(notes).toContain(unknown);
+    expect(notes).toContain(passedOver);
+    expect(lines).toContain(`  note: ${unknown}`);
+    writeFileSync(join(src, "prices", "EMPTY.json"), "");
+    expect(String(await importSources(src, tempDir()).catch((e: unknown) => e))).toStartWith(
+      "prices/EMPTY.json: not valid JSON",
+    );
   });
 
   test("a filing listed in both the recent and a paged submissions file is stored once", async () => {

@@ -85,6 +85,30 @@ describe("price CSV layouts", () => {
     }
   });
 
+  test("a dividend on a day without prices still counts: its event, and the prices before it", () => {
+    // As traded: 100, then the ex-date of a 1.00 dividend with no price bar, then 99.
+    const text = `${YFINANCE}\n2024-01-02,99,99,99,99,10,0.0,0.0\n2024-01-03,,,,,,1.0,0.0\n2024-01-04,99,99,99,99,10,0.0,0.0\n`;
+    expect(parsePrices(text, "prices/X.csv").rows.map((r) => [r.date, r.close])).toEqual([
+      ["2024-01-02", 100],
+      ["2024-01-04", 99],
+    ]);
+    expect(parsePriceFileDividends(text, "prices/X.csv", { ticker: "X" }).rows.map((r) => r.ex_date)).toEqual(
+      ["2024-01-03"],
+    );
+  });
+
+  test("with an Adj Close column a bad row's dividend is skipped and listed once, as a dividend", () => {
+    const text =
+      "Date,Open,High,Low,Close,Adj Close,Volume,Dividends\n2024-01-02,1,1,1,1,1,10,0\n2024-01-03,1,1,1,1,1,12.5,0.5\n";
+    const prices = parsePrices(text, "prices/X.csv", { lenient: true });
+    expect(prices.skipped).toEqual([{ line: 3, reason: 'Volume "12.5" is not a whole number' }]);
+    const dividends = parsePriceFileDividends(text, "prices/X.csv", { ticker: "X", lenient: true });
+    expect(dividends.rows).toEqual([]);
+    expect(dividends.skipped).toEqual([
+      { line: 3, reason: 'dividend 0.5 left out: Volume "12.5" is not a whole number' },
+    ]);
+  });
+
   test("a quoted header is read as the parser reads it; without an adjustment the prices keep every digit", () => {
     const text = `"Date","Open","High","Low","Close","Volume","Dividends","Stock Splits"\n1980-12-12 00:00:00-05:00,0.09883450716733932,0.09926419856856675,0.09883450716733932,0.09883450716733932,469033600,0.0,0.0\n1980-12-15,0.1,0.1,0.1,0.1,1,0.01,0.0\n`;
     expect(carriesDividends("prices/X.csv", text)).toBe(true);

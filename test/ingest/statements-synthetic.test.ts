@@ -234,8 +234,8 @@ describe("values, restatements and labels", () => {
     const d = (c: string, v: number, year = 2022) => flow(c, `${year}-01-01`, `${year}-12-31`, v);
     const out = computeStatements(
       syntheticCompany([
-        // Both years tag the fees within ASC 606 as contract revenue (a part of noninterest
-        // income); 2022 tags the net revenue total, 2023 only its two parts.
+        // Every year tags the fees within ASC 606 as contract revenue (a part of noninterest
+        // income); 2022 tags the net revenue total and its two parts, 2023 only the parts.
         d("RevenueFromContractWithCustomerExcludingAssessedTax", 21_000),
         d("RevenuesNetOfInterestExpense", 128_695),
         d("InterestIncomeExpenseNet", 66_710),
@@ -253,18 +253,40 @@ describe("values, restatements and labels", () => {
       ]),
     );
     const revenue = (end: string) => periodAt(out.income_statement, "annual", end).values.revenue;
-    expect(revenue("2022-12-31")).toBe(128_695);
+    expect(revenue("2022-12-31")).toBe(66_710 + 61_985);
     expect(revenue("2023-12-31")).toBe(89_267 + 69_837);
+    // A year without both parts: the total, not the fees.
+    const bankWith = (facts: Fact[]) =>
+      computeStatements(
+        syntheticCompany([
+          d("InterestIncomeExpenseNet", 89_267, 2023),
+          d("NoninterestIncome", 69_837, 2023),
+          d(
+            "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
+            46_166,
+            2023,
+          ),
+          instant("Assets", "2023-12-31", 3_875_393),
+          ...facts,
+        ]),
+      );
+    const fees = d("RevenueFromContractWithCustomerExcludingAssessedTax", 21_000);
+    const parts = d("InterestIncomeExpenseNet", 60_000);
+    const total = bankWith([fees, parts, d("Revenues", 121_649)]).income_statement;
+    expect(periodAt(total, "annual", "2022-12-31").values.revenue).toBe(121_649);
     // Without an operating income line, a bank's EBIT is its pretax income: its revenue is
     // already net of interest expense (adding it back gave margins over 100%).
     expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166);
   });
 
-  test("an insurer's EBIT without an operating income line is pretax income + interest expense", () => {
+  test("no bank without noninterest income: the reported revenue stays, EBIT = pretax income + interest expense (insurers)", () => {
     const d = (c: string, v: number) => flow(c, "2023-01-01", "2023-12-31", v);
     const out = computeStatements(
       syntheticCompany([
-        d("Revenues", 46_802),
+        // Net interest income alone is no bank: other companies tag net interest expense so.
+        d("RevenueFromContractWithCustomerExcludingAssessedTax", 46_802),
+        d("Revenues", 47_000),
+        d("InterestIncomeExpenseNet", -1_030),
         d(
           "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
           4_560,

@@ -87,8 +87,10 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
   if (currency === null) return out;
   const splits = inferSplits(out.shares_outstanding);
   const periods = computePeriods(company, buildFiscalCalendar(scan), currency, splits);
+  const reports = (field: string) => periods.some((p) => (p.base.get(field)?.value ?? null) !== null);
   const traits = {
     reportsMinorityInterest: periods.some((p) => (p.base.get("minority_interest")?.value ?? 0) !== 0),
+    isBank: reports("aux_net_interest_income") && reports("aux_noninterest_income"),
   };
   for (const period of periods) {
     const values = new Map<string, number | null>();

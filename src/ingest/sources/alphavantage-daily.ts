@@ -42,9 +42,13 @@ const SYMBOL = /"2\. Symbol"\s*:\s*"([^"]{1,40})"/;
 /** The keys an Alpha Vantage response starts with: a series, or an error or rate-limit answer. */
 const RESPONSE_KEY = /"(Meta Data|Time Series \(Daily\)|Error Message|Note|Information)"\s*:/;
 
-/** Whether a JSON file's first bytes are an Alpha Vantage response's (else it is another file). */
-export function isAlphaVantageResponse(head: string): boolean {
-  return RESPONSE_KEY.test(head);
+/**
+ * Whether a file's first bytes are JSON of another kind than an Alpha Vantage response (a
+ * download log next to the price files): such a file is left, not read. An empty file, an
+ * HTML error page or an Alpha Vantage error answer is read, and fails.
+ */
+export function isOtherJson(head: string): boolean {
+  return /^\s*[[{]/.test(head) && !RESPONSE_KEY.test(head);
 }
 
 /** The symbol an Alpha Vantage file names in its "Meta Data", from the file's first bytes; null if none. */

@@ -30,6 +30,7 @@ import {
   readDate,
   readNumber,
   roundDecimal,
+  type SkippedRecord,
 } from "./values.ts";
 
 export interface PriceRow {
@@ -80,7 +81,7 @@ export function parsePriceFileDividends(
   opts: ParseOptions & { ticker: string },
 ): ParseResult<DividendRow> {
   if (file.toLowerCase().endsWith(".json")) return parseAlphaVantageDividends(text, file, opts);
-  const { dividends, skipped } = readPriceCsv(text, file, opts);
+  const { dividends, lostDividends } = readPriceCsv(text, file, opts);
   const rows = [...dividends]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(
@@ -95,7 +96,7 @@ export function parsePriceFileDividends(
         split_adjusted: true,
       }),
     );
-  return { rows, skipped };
+  return { rows, skipped: lostDividends };
 }
 
 /** Parses a price file of either kind, told apart by its extension. */
@@ -108,18 +109,21 @@ export function parsePriceFile(text: string, file: string, opts: ParseOptions = 
 /** Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors. */
 export function parsePrices(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
   const { rows, dividends, layout, skipped } = readPriceCsv(text, file, opts);
-  const adjusted = layout.dividends >= 0 && layout.adj_close < 0;
-  return { rows: adjusted ? withoutDividends(rows, dividends) : rows, skipped };
+  return { rows: adjustedForDividends(layout) ? withoutDividends(rows, dividends) : rows, skipped };
 }
 
 /**
  * The rows of a price CSV as written, in date order, and its Dividends column's amounts by
- * date. A row that carries a dividend cannot be skipped when lenient: the prices before it
- * depend on it, so such a row fails the file.
+ * date (a dividend on a day without prices too: yfinance writes its ex-date alone). When the
+ * prices are to be put back from those dividends (`adjustedForDividends`), a row that carries
+ * a dividend cannot be skipped when lenient: every earlier price depends on it, so such a row
+ * fails the file. `lostDividends` lists the dividends of rows skipped otherwise.
  */
 function readPriceCsv(text: string, file: string, opts: ParseOptions) {
-  const out = new RecordCollector<PriceRow>(file, opts.lenient ?? false);
-  const noData: { line: number; reason: string }[] = [];
+  // Null for a row of a dividend alone, which is no price row.
+  const out = new RecordCollector<PriceRow | null>(file, opts.lenient ?? false);
+  const noData: SkippedRecord[] = [];
+  const lostDividends: SkippedRecord[] = [];
   const dividends = new Map<string, number>();
   let layout: Layout | null = null;
   let width = 0;
@@ -130,38 +134,65 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
       return;
     }
     const at = layout;
+    const dividendCell = at.dividends < 0 ? "" : (cells[at.dividends] ?? "").trim();
+    const hasDividend = !isMissing(dividendCell) && Number(dividendCell) !== 0;
+    const readDividend = (date: string) => {
+      const amount = readNumber(dividendCell, "Dividends") ?? 0;
+      if (amount < 0) throw new FieldError(`Dividends ${amount} is negative`);
+      if (amount > 0) dividends.set(date, amount);
+    };
+    // A bad row that carries a dividend: see the function comment.
+    const keepingDividends =
+      <T>(build: () => T) =>
+      () => {
+        try {
+          return build();
+        } catch (error) {
+          if (!(error instanceof FieldError) || !hasDividend) throw error;
+          if (opts.lenient && adjustedForDividends(at))
+            throw new ImportError(file, line, `${error.message} (a row with a dividend cannot be skipped)`);
+          lostDividends.push({ line, reason: `dividend ${dividendCell} left out: ${error.message}` });
+          throw error;
+        }
+      };
     if (at.close >= 0 && isMissing(cells[at.close]) && (at.open < 0 || isMissing(cells[at.open]))) {
-      noData.push({ line, reason: "no trading data" });
+      if (!hasDividend) noData.push({ line, reason: "no trading data" });
+      else
+        out.add(
+          line,
+          keepingDividends(() => {
+            readDividend(readDate(cells[at.date] ?? "", "Date"));
+            return null;
+          }),
+        );
       return;
     }
-    out.add(line, () => {
-      try {
+    out.add(
+      line,
+      keepingDividends(() => {
         const bad = checkWidth({ line, cells }, width);
         if (bad) throw new FieldError(bad);
         const row = priceRow(cells, at);
-        const amount = at.dividends < 0 ? 0 : (readNumber(cells[at.dividends], "Dividends") ?? 0);
-        if (amount < 0) throw new FieldError(`Dividends ${amount} is negative`);
-        if (amount > 0) dividends.set(row.date, amount);
+        readDividend(row.date);
         return row;
-      } catch (error) {
-        const dividend = at.dividends < 0 ? "" : (cells[at.dividends] ?? "").trim();
-        if (opts.lenient && error instanceof FieldError && !isMissing(dividend) && Number(dividend) !== 0)
-          throw new ImportError(file, line, `${error.message} (a row with a dividend cannot be skipped)`);
-        throw error;
-      }
-    });
+      }),
+    );
   });
   const at = layout as Layout | null;
   if (at === null) throw new ImportError(file, 1, "empty file: no header row");
-  const { rows, skipped } = out.result();
+  const result = out.result();
+  const rows = result.rows.filter((row): row is PriceRow => row !== null);
   rows.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   for (let i = 1; i < rows.length; i++) {
     if (rows[i]?.date === rows[i - 1]?.date) {
       throw new ImportError(file, null, `date ${rows[i]?.date} appears more than once`);
     }
   }
-  return { rows, dividends, layout: at, skipped: [...skipped, ...noData] };
+  return { rows, dividends, layout: at, skipped: [...result.skipped, ...noData], lostDividends };
 }
+
+/** Whether a file's prices are adjusted for its dividends (yfinance's `auto_adjust`: no Adj Close). */
+const adjustedForDividends = (at: Layout) => at.dividends >= 0 && at.adj_close < 0;
 
 /**
  * Prices adjusted for dividends (yfinance's `auto_adjust`, as Yahoo's Adj Close) put back on
@@ -169,14 +200,22 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
  * `1 - dividend / close of the day before` (that close unadjusted), so, from the newest day
  * back, with F the product of the multipliers of the ex-dates after a day (raw = adjusted / F),
  * an ex-date's multiplier is `m = A / (A + dividend × F)` where A is the adjusted close of the
- * day before it. Reproduces Yahoo's own closes to ~1e-7 on the fixtures' AAPL, KO, XOM, MSFT.
- * The file's close becomes the adjusted close.
+ * last trading day before it. Reproduces Yahoo's own closes to ~1e-7 on the fixtures' AAPL,
+ * KO, XOM, MSFT. The file's close becomes the adjusted close.
  */
 function withoutDividends(rows: readonly PriceRow[], dividends: ReadonlyMap<string, number>): PriceRow[] {
   const out: PriceRow[] = new Array(rows.length);
+  // Ex-dates newest first; each applies to the rows before it.
+  const exDates = [...dividends.keys()].sort().reverse();
+  let next = 0;
   let factor = 1;
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i] as PriceRow;
+    // Ex-dates after this row (a dividend on a day without prices included) adjust it.
+    for (; next < exDates.length && (exDates[next] as string) > row.date; next++) {
+      const dividend = dividends.get(exDates[next] as string) as number;
+      factor *= row.close / (row.close + dividend * factor);
+    }
     const raw = (v: number | null) => (v === null || factor === 1 ? v : roundDecimal(v / factor));
     out[i] = {
       ...row,
@@ -186,9 +225,6 @@ function withoutDividends(rows: readonly PriceRow[], dividends: ReadonlyMap<stri
       close: raw(row.close) as number,
       adj_close: row.close,
     };
-    const dividend = dividends.get(row.date);
-    const before = rows[i - 1];
-    if (dividend !== undefined && before) factor *= before.close / (before.close + dividend * factor);
   }
   return out;
 }
