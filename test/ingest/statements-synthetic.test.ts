@@ -255,7 +255,7 @@ describe("values, restatements and labels", () => {
     const revenue = (end: string) => periodAt(out.income_statement, "annual", end).values.revenue;
     expect(revenue("2022-12-31")).toBe(66_710 + 61_985);
     expect(revenue("2023-12-31")).toBe(89_267 + 69_837);
-    // A year without both parts: the total, not the fees.
+    // A year without both parts: the total, not the fees; without a total, no revenue.
     const bankWith = (facts: Fact[]) =>
       computeStatements(
         syntheticCompany([
@@ -274,6 +274,11 @@ describe("values, restatements and labels", () => {
     const parts = d("InterestIncomeExpenseNet", 60_000);
     const total = bankWith([fees, parts, d("Revenues", 121_649)]).income_statement;
     expect(periodAt(total, "annual", "2022-12-31").values.revenue).toBe(121_649);
+    const feesOnly = bankWith([fees, parts, d("NetIncomeLoss", 29_131)]).income_statement;
+    expect(periodAt(feesOnly, "annual", "2022-12-31").values).toMatchObject({
+      revenue: null,
+      net_income: 29_131,
+    });
     // Without an operating income line, a bank's EBIT is its pretax income: its revenue is
     // already net of interest expense (adding it back gave margins over 100%).
     expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166);
