@@ -1,4 +1,13 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshots.ts";
 import { ImportError } from "./errors.ts";
@@ -8,6 +17,29 @@ export type Parser<T> = (text: string, file: string, opts: ParseOptions) => Pars
 
 /** Manifest reports list this many skipped records; the total counts them all. */
 const LISTED_SKIPS = 1000;
+
+/**
+ * Every file below `dir` (none when it is absent), following links to files and folders, each
+ * real folder once: a link to a folder above (a cycle) is not followed again. Bun's recursive
+ * `readdirSync` follows such a link until ELOOP, listing the tree over and over.
+ */
+function filesBelow(dir: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const walk = (folder: string) => {
+    const real = realpathSync(folder);
+    if (seen.has(real)) return;
+    seen.add(real);
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      const stat = entry.isSymbolicLink() ? statSync(path, { throwIfNoEntry: false }) : entry;
+      if (stat?.isDirectory()) walk(path);
+      else if (stat?.isFile()) out.push(path);
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
 
 /** File discovery, parsing with file names relative to the source root, and the import report. */
 export class ImportContext {
@@ -35,10 +67,8 @@ export class ImportContext {
   /** Files with this extension below `dir` (recursively), sorted; none when `dir` is absent. */
   files(dir: string, ...exts: string[]): string[] {
     this.claims.push({ dir: join(dir, sep), exts });
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    return filesBelow(dir)
       .filter((f) => exts.some((ext) => f.toLowerCase().endsWith(ext)))
-      .map((f) => join(dir, f))
       .sort();
   }
 
@@ -53,9 +83,7 @@ export class ImportContext {
       this.claims.some(
         (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
       );
-    const unknown = readdirSync(this.root, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => join(entry.parentPath, entry.name))
+    const unknown = filesBelow(this.root)
       .filter(
         (file) =>
           !relative(this.root, file)

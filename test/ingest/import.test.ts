@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { main } from "../../src/index.ts";
@@ -64,7 +64,11 @@ describe("import", () => {
   test("files no source format takes are named in the report's notes and printed by the CLI", async () => {
     const src = demoSources();
     mkdirSync(join(src, "figi"), { recursive: true });
-    writeFileSync(join(src, "figi", "crosswalk.csv"), "cusip,isin,figi\n");
+    // A link to a file counts as the file; a linked folder's files are files of the tree.
+    const elsewhere = tempDir();
+    writeFileSync(join(elsewhere, "crosswalk.csv"), "cusip,isin,figi\n");
+    symlinkSync(join(elsewhere, "crosswalk.csv"), join(src, "figi", "crosswalk.csv"));
+    symlinkSync(elsewhere, join(src, "figi", "downloads"));
     writeFileSync(join(src, "prices", "notes.txt"), "downloaded 2024-06-30\n");
     writeFileSync(join(src, "prices", ".DS_Store"), "");
     // Files in a reader's folder with its extension but not its format are left, not failed.
@@ -77,7 +81,7 @@ describe("import", () => {
     const { io, lines } = capture();
     expect(await main(["import", "--from", src, "--data-dir", dataDir], io)).toBe(0);
     const unknown =
-      "2 files not read (no source format of that name or place): figi/crosswalk.csv, prices/notes.txt";
+      "3 files not read (no source format of that name or place): figi/crosswalk.csv, figi/downloads/crosswalk.csv, prices/notes.txt";
     const passedOver =
       "2 files not read (not in the format of their folder): edgar/form4/README.txt, prices/download_log.json";
     const { notes } = readManifest(dataDir, readCurrent(dataDir) as string).report;
@@ -87,6 +91,19 @@ describe("import", () => {
     writeFileSync(join(src, "prices", "EMPTY.json"), "");
     expect(String(await importSources(src, tempDir()).catch((e: unknown) => e))).toStartWith(
       "prices/EMPTY.json: not valid JSON",
+    );
+  });
+
+  test("a link to a folder above (a cycle) is walked once: no file is read or named twice", async () => {
+    const src = demoSources();
+    symlinkSync(src, join(src, "loop"));
+    symlinkSync(join(src, "prices"), join(src, "prices", "loop"));
+    writeFileSync(join(src, "prices", "notes.txt"), "downloaded 2024-06-30\n");
+    const plain = await importSources(demoSources(), tempDir());
+    const manifest = await importSources(src, tempDir());
+    expect(manifest.report.sources.prices).toEqual(plain.report.sources.prices);
+    expect(manifest.report.notes).toContain(
+      "1 file not read (no source format of that name or place): prices/notes.txt",
     );
   });
 
