@@ -48,12 +48,13 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
   {
     field: "revenue",
-    rule: "a bank's (a company that reports InterestIncomeExpenseNet and NoninterestIncome) net revenue, in every period: their sum, else Revenues or RevenuesNetOfInterestExpense, else none; never a contract-revenue concept, which at a bank covers its fees alone. Anyone else's as reported",
+    rule: "a bank's (a company that reports InterestIncomeExpenseNet and NoninterestIncome) net revenue, in every period that shows a bank line: the sum of those two, else Revenues or RevenuesNetOfInterestExpense, else none; never a contract-revenue concept, which at a bank covers its fees alone. Anyone else's, and a bank's period without a bank line, as reported",
     replaces: true,
-    compute: (g, company) =>
-      company.isBank
-        ? (sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")) ?? g("aux_bank_revenue"))
-        : g("revenue"),
+    compute: (g, company) => {
+      const parts = [g("aux_net_interest_income"), g("aux_noninterest_income"), g("aux_bank_revenue")];
+      if (!company.isBank || parts.every((v) => v === null)) return g("revenue");
+      return sumBoth(g("aux_net_interest_income"), g("aux_noninterest_income")) ?? g("aux_bank_revenue");
+    },
   },
   {
     field: "gross_profit",

@@ -281,7 +281,7 @@ const AUX: Record<AuxField, string> = {
   aux_selling_and_marketing: "SellingAndMarketingExpense ifrs:SalesAndMarketingExpense ifrs:SellingExpense",
   aux_general_and_administrative:
     "GeneralAndAdministrativeExpense ifrs:GeneralAndAdministrativeExpense ifrs:AdministrativeExpense",
-  // A bank's revenue (xbrl-derived.ts): its net revenue total, else the sum of the two parts.
+  // A bank's revenue (xbrl-derived.ts): the sum of the two parts, else its net revenue total.
   aux_net_interest_income: "InterestIncomeExpenseNet",
   aux_noninterest_income: "NoninterestIncome",
   aux_bank_revenue: "Revenues RevenuesNetOfInterestExpense",

@@ -20,25 +20,37 @@ const LISTED_SKIPS = 1000;
 
 /**
  * Every file below `dir` (none when it is absent), following links to files and folders, each
- * real folder once: a link to a folder above (a cycle) is not followed again. Bun's recursive
- * `readdirSync` follows such a link until ELOOP, listing the tree over and over.
+ * real folder once; a link to the folder itself or to one above it (a cycle) is not followed.
+ * Bun's recursive `readdirSync` follows such a link until ELOOP, listing the tree over and
+ * over. `broken` lists the links that lead nowhere (a missing target, or a link loop).
  */
-function filesBelow(dir: string): string[] {
-  const out: string[] = [];
+function filesBelow(dir: string): { files: string[]; broken: string[] } {
+  const files: string[] = [];
+  const broken: string[] = [];
+  if (!existsSync(dir)) return { files, broken };
+  const start = realpathSync(dir);
   const seen = new Set<string>();
   const walk = (folder: string) => {
     const real = realpathSync(folder);
-    if (seen.has(real)) return;
+    if (seen.has(real) || (folder !== dir && (start === real || start.startsWith(real + sep)))) return;
     seen.add(real);
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
-      const stat = entry.isSymbolicLink() ? statSync(path, { throwIfNoEntry: false }) : entry;
-      if (stat?.isDirectory()) walk(path);
-      else if (stat?.isFile()) out.push(path);
+      let stat: { isDirectory(): boolean; isFile(): boolean } = entry;
+      if (entry.isSymbolicLink()) {
+        try {
+          stat = statSync(path);
+        } catch {
+          broken.push(path);
+          continue;
+        }
+      }
+      if (stat.isDirectory()) walk(path);
+      else if (stat.isFile()) files.push(path);
     }
   };
-  if (existsSync(dir)) walk(dir);
-  return out;
+  walk(dir);
+  return { files, broken };
 }
 
 /** File discovery, parsing with file names relative to the source root, and the import report. */
@@ -67,9 +79,12 @@ export class ImportContext {
   /** Files with this extension below `dir` (recursively), sorted; none when `dir` is absent. */
   files(dir: string, ...exts: string[]): string[] {
     this.claims.push({ dir: join(dir, sep), exts });
-    return filesBelow(dir)
-      .filter((f) => exts.some((ext) => f.toLowerCase().endsWith(ext)))
-      .sort();
+    const { files, broken } = filesBelow(dir);
+    const ours = (f: string) => exts.some((ext) => f.toLowerCase().endsWith(ext));
+    const lost = broken.find(ours);
+    if (lost)
+      throw new ImportError(this.name(lost), null, "a link that leads nowhere (its target is missing)");
+    return files.filter(ours).sort();
   }
 
   /**
@@ -83,7 +98,8 @@ export class ImportContext {
       this.claims.some(
         (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
       );
-    const unknown = filesBelow(this.root)
+    const { files, broken } = filesBelow(this.root);
+    const unknown = [...files, ...broken]
       .filter(
         (file) =>
           !relative(this.root, file)

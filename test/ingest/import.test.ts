@@ -99,12 +99,26 @@ describe("import", () => {
     symlinkSync(src, join(src, "loop"));
     symlinkSync(join(src, "prices"), join(src, "prices", "loop"));
     writeFileSync(join(src, "prices", "notes.txt"), "downloaded 2024-06-30\n");
+    // A link to the folder above the reader's is not followed into its other folders.
+    symlinkSync(src, join(src, "prices", "all"));
     const plain = await importSources(demoSources(), tempDir());
     const manifest = await importSources(src, tempDir());
     expect(manifest.report.sources.prices).toEqual(plain.report.sources.prices);
     expect(manifest.report.notes).toContain(
       "1 file not read (no source format of that name or place): prices/notes.txt",
     );
+  });
+
+  test("a link that leads nowhere: in a reader's folder an error naming it, elsewhere an unread file", async () => {
+    const src = demoSources();
+    symlinkSync(join(src, "no-such-drive", "notes.txt"), join(src, "notes.txt"));
+    const manifest = await importSources(src, tempDir());
+    expect(manifest.report.notes).toContain(
+      "1 file not read (no source format of that name or place): notes.txt",
+    );
+    symlinkSync(join(src, "no-such-drive", "ZZZZ.csv"), join(src, "prices", "ZZZZ.csv"));
+    const error = await importSources(src, tempDir()).catch((e: unknown) => e);
+    expect(String(error)).toBe("prices/ZZZZ.csv: a link that leads nowhere (its target is missing)");
   });
 
   test("a filing listed in both the recent and a paged submissions file is stored once", async () => {

@@ -97,6 +97,18 @@ describe("price CSV layouts", () => {
     );
   });
 
+  test("two ex-dates between two trading days both divide by the same close as traded", () => {
+    // As traded: 100, then two dividends of 5 (ex-dates with no price bar), then 50. Yahoo
+    // multiplies the first day by (1 - 5/100) twice: the file says 90.25.
+    const text = `${YFINANCE}\n2024-01-02,90.25,90.25,90.25,90.25,10,0.0,0.0\n2024-01-03,,,,,,5.0,0.0\n2024-01-04,,,,,,5.0,0.0\n2024-01-05,50,50,50,50,10,0.0,0.0\n`;
+    expect(parsePrices(text, "prices/X.csv").rows.map((r) => r.close)).toEqual([100, 50]);
+    // Two dividends on one ex-date (a regular and a special one) are one payment of both.
+    const same = `${YFINANCE}\n2024-01-02,1,1,1,1,10,0.5,0.0\n2024-01-02,,,,,,0.25,0.0\n`;
+    expect(parsePriceFileDividends(same, "prices/X.csv", { ticker: "X" }).rows.map((r) => r.amount)).toEqual([
+      0.75,
+    ]);
+  });
+
   test("with an Adj Close column a bad row's dividend is skipped and listed once, as a dividend", () => {
     const text =
       "Date,Open,High,Low,Close,Adj Close,Volume,Dividends\n2024-01-02,1,1,1,1,1,10,0\n2024-01-03,1,1,1,1,1,12.5,0.5\n";

@@ -284,6 +284,24 @@ describe("values, restatements and labels", () => {
     expect(periodAt(out.income_statement, "annual", "2023-12-31").values.ebit).toBe(46_166);
   });
 
+  test("a bank's period without a bank line keeps its reported revenue", () => {
+    const d = (c: string, v: number, year: number) => flow(c, `${year}-01-01`, `${year}-12-31`, v);
+    const out = computeStatements(
+      syntheticCompany([
+        d("SalesRevenueNet", 5_000, 2023),
+        d("NetIncomeLoss", 400, 2023),
+        d("CostOfRevenue", 3_000, 2023),
+        d("SalesRevenueNet", 5_400, 2022),
+        d("InterestIncomeExpenseNet", 300, 2022),
+        d("NoninterestIncome", 100, 2022),
+        instant("Assets", "2023-12-31", 9_000),
+      ]),
+    );
+    const revenue = (end: string) => periodAt(out.income_statement, "annual", end).values.revenue;
+    expect(revenue("2022-12-31")).toBe(400);
+    expect(revenue("2023-12-31")).toBe(5_000);
+  });
+
   test("no bank without noninterest income: the reported revenue stays, EBIT = pretax income + interest expense (insurers)", () => {
     const d = (c: string, v: number) => flow(c, "2023-01-01", "2023-12-31", v);
     const out = computeStatements(

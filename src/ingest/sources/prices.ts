@@ -139,7 +139,8 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
     const readDividend = (date: string) => {
       const amount = readNumber(dividendCell, "Dividends") ?? 0;
       if (amount < 0) throw new FieldError(`Dividends ${amount} is negative`);
-      if (amount > 0) dividends.set(date, amount);
+      // Two dividends on one ex-date (a regular and a special one) are one payment of both.
+      if (amount > 0) dividends.set(date, (dividends.get(date) ?? 0) + amount);
     };
     // A bad row that carries a dividend: see the function comment.
     const keepingDividends =
@@ -211,10 +212,18 @@ function withoutDividends(rows: readonly PriceRow[], dividends: ReadonlyMap<stri
   let factor = 1;
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i] as PriceRow;
-    // Ex-dates after this row (a dividend on a day without prices included) adjust it.
+    // The ex-dates between this row and the next (a dividend on a day without prices
+    // included) all divide by this row's close as traded, R: A = R × F × Π(1 − d / R). One
+    // ex-date solves exactly (m = A / (A + d × F)); several, by a few fixed-point steps.
+    const gap: number[] = [];
     for (; next < exDates.length && (exDates[next] as string) > row.date; next++) {
-      const dividend = dividends.get(exDates[next] as string) as number;
-      factor *= row.close / (row.close + dividend * factor);
+      gap.push(dividends.get(exDates[next] as string) as number);
+    }
+    if (gap.length > 0) {
+      const target = row.close / factor;
+      let traded = target + gap.reduce((a, b) => a + b, 0);
+      for (let step = 0; step < 8; step++) traded = target / gap.reduce((m, d) => m * (1 - d / traded), 1);
+      factor *= gap.reduce((m, d) => m * (1 - d / traded), 1);
     }
     const raw = (v: number | null) => (v === null || factor === 1 ? v : roundDecimal(v / factor));
     out[i] = {
