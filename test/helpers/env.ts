@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -22,6 +22,19 @@ export function removeTempDirs(): void {
 export function tempDir(prefix = "stockd-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.push(dir);
+  return dir;
+}
+
+/**
+ * A source directory of links to fixture files (STOCKD_FIXTURES): `links` maps each path in
+ * the new directory to the fixture file it links to.
+ */
+export function linkedFixtures(prefix: string, links: Record<string, string>): string {
+  const dir = tempDir(prefix);
+  for (const [to, from] of Object.entries(links)) {
+    mkdirSync(join(dir, to, ".."), { recursive: true });
+    symlinkSync(join(FIXTURES ?? "", from), join(dir, to));
+  }
   return dir;
 }
 

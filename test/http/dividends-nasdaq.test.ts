@@ -8,30 +8,22 @@
  * variants/prices-adjusted-with-actions/AAPL.csv, closes from prices/AAPL.csv.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, tempDir } from "../helpers/env.ts";
+import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
 import { addDays, relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
 import { type CsvPrice, type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
-function sources(): string {
-  const dir = tempDir("stockd-nasdaq-dividends-");
-  const link = (from: string, to: string) => {
-    mkdirSync(join(dir, to, ".."), { recursive: true });
-    symlinkSync(join(root, from), join(dir, to));
-  };
-  for (const file of [
-    "company_tickers.json",
-    "company_tickers_exchange.json",
-    "companyfacts/CIK0000320193.json",
-  ])
-    link(join("edgar", file), join("edgar", file));
-  link("prices/AAPL.csv", "prices/AAPL.csv");
-  link("variants/dividends/AAPL-nasdaq.json", "dividends/AAPL.json");
-  return dir;
-}
+const sources = () =>
+  linkedFixtures("stockd-nasdaq-dividends-", {
+    "edgar/company_tickers.json": "edgar/company_tickers.json",
+    "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
+    "edgar/companyfacts/CIK0000320193.json": "edgar/companyfacts/CIK0000320193.json",
+    "prices/AAPL.csv": "prices/AAPL.csv",
+    "dividends/AAPL.json": "variants/dividends/AAPL-nasdaq.json",
+  });
 
 describe.skipIf(!FIXTURES)("Nasdaq dividend amounts on the closes' split basis (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(FIXTURES ? sources() : "");

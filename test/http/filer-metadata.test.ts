@@ -6,28 +6,20 @@
  * table's lines and the submissions file.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, tempDir } from "../helpers/env.ts";
+import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
 import { type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
-function sources(): string {
-  const dir = tempDir("stockd-filer-metadata-");
-  const link = (from: string, to: string) => {
-    mkdirSync(join(dir, to, ".."), { recursive: true });
-    symlinkSync(join(root, from), join(dir, to));
-  };
-  for (const file of [
-    "company_tickers.json",
-    "company_tickers_exchange.json",
-    "submissions/CIK0001677077.json",
-  ])
-    link(join("edgar", file), join("edgar", file));
-  link("variants/listed_filer_metadata.csv", "edgar/listed_filer_metadata.csv");
-  return dir;
-}
+const sources = () =>
+  linkedFixtures("stockd-filer-metadata-", {
+    "edgar/company_tickers.json": "edgar/company_tickers.json",
+    "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
+    "edgar/submissions/CIK0001677077.json": "edgar/submissions/CIK0001677077.json",
+    "edgar/listed_filer_metadata.csv": "variants/listed_filer_metadata.csv",
+  });
 
 describe.skipIf(!FIXTURES)("profiles from the listed-filer metadata table (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(FIXTURES ? sources() : "");

@@ -5,24 +5,19 @@
  * regular expressions, independently of the importer.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, tempDir } from "../helpers/env.ts";
+import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
 import { type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const SGML = "variants/sgml/0000320193-22-000061.txt";
 
-function sources(): string {
-  const dir = tempDir("stockd-insider-sgml-");
-  mkdirSync(join(dir, "edgar", "form4"), { recursive: true });
-  symlinkSync(
-    join(root, "edgar/company_tickers_exchange.json"),
-    join(dir, "edgar/company_tickers_exchange.json"),
-  );
-  symlinkSync(join(root, SGML), join(dir, "edgar/form4/0000320193-22-000061.txt"));
-  return dir;
-}
+const sources = () =>
+  linkedFixtures("stockd-insider-sgml-", {
+    "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
+    "edgar/form4/0000320193-22-000061.txt": SGML,
+  });
 
 /** Code, date and shares of each non-derivative transaction in the submission's XML. */
 function transactions(): { code: string; date: string; shares: number }[] {

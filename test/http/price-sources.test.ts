@@ -7,28 +7,24 @@
  * from Yahoo's prices/<T>.csv and the files' own dividend amounts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readCurrent, readManifest } from "../../src/snapshots.ts";
-import { FIXTURES, tempDir } from "../helpers/env.ts";
+import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
 import { addDays, relDiff } from "./derived-facts.ts";
 import { type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const series = (t: string) => `variants/alphavantage/alphavantage_daily_adjusted_${t}.json`;
 
-function sources(): string {
-  const dir = tempDir("stockd-alphavantage-");
-  const link = (from: string, to: string) => {
-    mkdirSync(join(dir, to, ".."), { recursive: true });
-    symlinkSync(join(root, from), join(dir, to));
-  };
-  link("edgar/company_tickers_exchange.json", "edgar/company_tickers_exchange.json");
-  for (const t of ["MSFT", "HD"]) link(series(t), `prices/${series(t).split("/").pop()}`);
-  link("prices/HD.csv", "prices/HD.csv");
-  link("variants/prices-adjusted-with-actions/KO.csv", "prices/KO.csv");
-  return dir;
-}
+const sources = () =>
+  linkedFixtures("stockd-alphavantage-", {
+    "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
+    "prices/alphavantage_daily_adjusted_MSFT.json": series("MSFT"),
+    "prices/alphavantage_daily_adjusted_HD.json": series("HD"),
+    "prices/HD.csv": "prices/HD.csv",
+    "prices/KO.csv": "variants/prices-adjusted-with-actions/KO.csv",
+  });
 
 describe.skipIf(!FIXTURES)(
   "prices and dividends from Alpha Vantage series and yfinance files (STOCKD_FIXTURES)",
