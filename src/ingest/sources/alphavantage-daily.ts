@@ -18,7 +18,7 @@
  * a day with a split or a dividend: every earlier price depends on it, so it fails the file.
  */
 import { ImportError } from "../errors.ts";
-import type { DividendRow } from "./dividends.ts";
+import { type DividendRow, priceFileDividend } from "./dividends.ts";
 import type { PriceRow } from "./prices.ts";
 import {
   FieldError,
@@ -82,18 +82,7 @@ export function parseAlphaVantageDividends(
   const { days, skipped } = readSeries(text, file, opts);
   const rows = onSplitBasis(days)
     .filter((d) => d.dividend > 0)
-    .map(
-      (d): DividendRow => ({
-        ticker: opts.ticker,
-        ex_date: d.price.date,
-        pay_date: null,
-        record_date: null,
-        declaration_date: null,
-        amount: d.dividend,
-        currency: null,
-        split_adjusted: true,
-      }),
-    );
+    .map((d) => priceFileDividend(opts.ticker, d.price.date, d.dividend));
   return { rows, skipped };
 }
 

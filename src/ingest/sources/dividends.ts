@@ -71,6 +71,20 @@ export interface DividendRow {
   split_adjusted: boolean;
 }
 
+/** A dividend event of a price file: its ex-date and amount, on the prices' split-adjusted basis. */
+export function priceFileDividend(ticker: string, exDate: string, amount: number): DividendRow {
+  return {
+    ticker,
+    ex_date: exDate,
+    pay_date: null,
+    record_date: null,
+    declaration_date: null,
+    amount,
+    currency: null,
+    split_adjusted: true,
+  };
+}
+
 /** Options of the dividend parsers. */
 export interface DividendParseOptions extends ParseOptions {
   /** The security's ticker; default: taken from the file name. */

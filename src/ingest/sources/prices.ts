@@ -20,7 +20,7 @@
 import { ImportError } from "../errors.ts";
 import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavantage-daily.ts";
 import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
-import type { DividendRow } from "./dividends.ts";
+import { type DividendRow, priceFileDividend } from "./dividends.ts";
 import {
   FieldError,
   isMissing,
@@ -84,18 +84,7 @@ export function parsePriceFileDividends(
   const { dividends, lostDividends } = readPriceCsv(text, file, opts);
   const rows = [...dividends]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(
-      ([date, amount]): DividendRow => ({
-        ticker: opts.ticker,
-        ex_date: date,
-        pay_date: null,
-        record_date: null,
-        declaration_date: null,
-        amount,
-        currency: null,
-        split_adjusted: true,
-      }),
-    );
+    .map(([date, amount]) => priceFileDividend(opts.ticker, date, amount));
   return { rows, skipped: lostDividends };
 }
 
