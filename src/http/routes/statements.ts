@@ -45,8 +45,7 @@ const DESCRIPTION =
 const PERIOD_TYPE = t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")]);
 
 interface StatementQuery {
-  /** Filled with its default, annual, when the call does not give it. */
-  period_type: PeriodFilter["periodType"];
+  period_type?: PeriodFilter["periodType"];
   timeframe?: PeriodFilter["periodType"];
   start?: string;
   end?: string;
@@ -54,12 +53,12 @@ interface StatementQuery {
 }
 
 /**
- * The filter a statement call's query asks for (`periodTypeGiven`: the call named period_type,
- * rather than getting its default); 400 when `period_type` and `timeframe` disagree.
+ * The filter a statement call's query asks for: `period_type` or its other name `timeframe`,
+ * annual when neither is given; 400 when the two disagree.
  */
-function periodFilter(query: StatementQuery, periodTypeGiven: boolean): PeriodFilter {
+function periodFilter(query: StatementQuery): PeriodFilter {
   const { period_type, timeframe } = query;
-  if (periodTypeGiven && timeframe && period_type !== timeframe) {
+  if (period_type && timeframe && period_type !== timeframe) {
     throw invalidParameter(
       "query",
       "timeframe",
@@ -70,7 +69,7 @@ function periodFilter(query: StatementQuery, periodTypeGiven: boolean): PeriodFi
   const end = query.end === undefined ? null : calendarDate(query.end, "end");
   orderedRange(start, end, ["start", "end"]);
   return {
-    periodType: periodTypeGiven ? period_type : (timeframe ?? period_type),
+    periodType: period_type ?? timeframe ?? "annual",
     fromYear: start ? Number(start.slice(0, 4)) : 0,
     toYear: end ? Number(end.slice(0, 4)) : 9999,
     limit: query.limit,
@@ -108,12 +107,7 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       const snapshot = snapshotOf(request);
       const security = resolveSecurity(snapshot, params.symbol);
       const periods = security.cik
-        ? await getStatementPeriods(
-            snapshot,
-            kind,
-            security.cik,
-            periodFilter(query, new URL(request.url).searchParams.has("period_type")),
-          )
+        ? await getStatementPeriods(snapshot, kind, security.cik, periodFilter(query))
         : null;
       if (!periods) throw new ApiError("not_found", `no ${title.toLowerCase()} data for ${security.ticker}`);
       // The statement object's key is the kind, which TypeScript cannot follow through the loop.
@@ -123,11 +117,13 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       billed: endpoint,
       params: t.Object({ symbol: Params.ticker("symbol") }),
       query: queryParams({
-        period_type: t.Union(PERIOD_TYPE.anyOf, {
-          default: "annual",
-          description: "annual (default), quarterly or ttm",
-          error: "period_type: must be annual, quarterly or ttm",
-        }),
+        // No schema default: it would hide whether the call gave period_type or timeframe.
+        period_type: t.Optional(
+          t.Union(PERIOD_TYPE.anyOf, {
+            description: "annual (default), quarterly or ttm",
+            error: "period_type: must be annual, quarterly or ttm",
+          }),
+        ),
         timeframe: t.Optional(
           t.Union(PERIOD_TYPE.anyOf, {
             description: "another name for period_type",
