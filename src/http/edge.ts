@@ -342,11 +342,8 @@ export class Edge {
     const ok = status >= 200 && status <= 299 && (sameTurn || !request.signal.aborted);
     const released = (sent: Answer) => {
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
-      if (reservation) {
-        this.deps.billing.release(reservation);
-        headers["x-credits-charged"] = "0";
-        headers["x-credits-remaining"] = String(this.deps.billing.available(reservation.userId));
-      }
+      // `finish` says the call was not charged, with the balance after this release.
+      if (reservation) this.deps.billing.release(reservation);
       return this.finish(request, url, sent, ctx, headers);
     };
     if (!reservation || !ctx.endpoint || !ok) return released(answer);
