@@ -22,6 +22,8 @@ export interface CompanyTraits {
    * their net interest expense with the same concept.
    */
   isBank: boolean;
+  /** A real estate investment trust: its SIC code is 6798 (submissions, listed-filer metadata). */
+  isReit: boolean;
 }
 
 /** One derivation: `field` = `compute(...)`, described in words by `rule`. */
@@ -223,6 +225,17 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     field: "total_free_cash_flow",
     rule: "cash_flow_from_operations + cash_flow_capital_expenditure (capex is negative, so CFO − |capex|)",
     compute: (g) => sumBoth(g("cash_flow_from_operations"), g("cash_flow_capital_expenditure")),
+  },
+  {
+    field: "ffo",
+    rule: "REITs only (SIC 6798), NAREIT's definition: net_income + cash_flow_depreciation_depletion_amortization + impairment of real estate (else asset_impairment_charge) − gains on property sales (a loss adds back); absent impairment or gains count as 0",
+    compute: (g, company) => {
+      if (!company.isReit) return null;
+      const base = sumBoth(g("net_income"), g("cash_flow_depreciation_depletion_amortization"));
+      if (base === null) return null;
+      const impairment = g("aux_real_estate_impairment") ?? g("asset_impairment_charge") ?? 0;
+      return base + impairment - (g("aux_property_sale_gain") ?? 0);
+    },
   },
   {
     field: "net_issuance_of_debt",

@@ -53,7 +53,9 @@ export type AuxField =
   | "aux_general_and_administrative"
   | "aux_net_interest_income"
   | "aux_noninterest_income"
-  | "aux_bank_revenue";
+  | "aux_bank_revenue"
+  | "aux_property_sale_gain"
+  | "aux_real_estate_impairment";
 
 /** One row of the mapping table. */
 export interface FieldMapping {
@@ -225,7 +227,8 @@ const CASH_FLOW: Record<CashFlowField, string> = {
   ending_cash_position:
     "CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents CashAndCashEquivalentsAtCarryingValue ifrs:CashAndCashEquivalents",
   total_free_cash_flow: "",
-  // Funds from operations is a REIT measure with no us-gaap or ifrs-full concept.
+  // Funds from operations, a REIT's measure, has no us-gaap or ifrs-full concept: a rule
+  // computes it (xbrl-derived.ts).
   ffo: "",
 };
 
@@ -285,6 +288,11 @@ const AUX: Record<AuxField, string> = {
   aux_net_interest_income: "InterestIncomeExpenseNet",
   aux_noninterest_income: "NoninterestIncome",
   aux_bank_revenue: "Revenues RevenuesNetOfInterestExpense",
+  // What a REIT's funds from operations take out of its net income (xbrl-derived.ts): gains on
+  // selling property (a loss is negative) and write-downs of real estate.
+  aux_property_sale_gain:
+    "GainsLossesOnSalesOfInvestmentRealEstate GainLossOnSaleOfProperties GainLossOnSaleOfPropertiesNetOfApplicableIncomeTaxes GainLossOnDispositionOfAssets1",
+  aux_real_estate_impairment: "ImpairmentOfRealEstate",
 };
 
 const PER_SHARE_FIELDS: ReadonlySet<string> = new Set(["basic_eps", "diluted_eps"]);

@@ -30,6 +30,8 @@ export interface SecurityJob {
 export interface CompanyJob {
   index: number;
   factsFile: string | null;
+  /** The company's SIC code, from its submissions or the listed-filer metadata. */
+  sic: string | null;
   securities: SecurityJob[];
 }
 
@@ -71,7 +73,7 @@ export class CompanyPass {
   constructor(private readonly ctx: RecordingContext) {}
 
   run(job: CompanyJob): CompanyResult {
-    const statements = job.factsFile ? this.statements(job.factsFile) : null;
+    const statements = job.factsFile ? this.statements(job.factsFile, job.sic) : null;
     const securities = job.securities.map((s) => this.security(job.index, s, statements));
     return {
       index: job.index,
@@ -86,13 +88,13 @@ export class CompanyPass {
     return this.undated.map(({ index, inputs }) => ({ index, derived: deriveUndated(inputs, dataAsOf) }));
   }
 
-  private statements(file: string): Statements | null {
+  private statements(file: string, sic: string | null): Statements | null {
     const name = this.ctx.name(file);
     const facts = this.ctx.guard(file, "companyfacts", () =>
       parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
     );
     if (!facts) return null;
-    const computed = computeStatements(facts);
+    const computed = computeStatements(facts, { sic });
     const periods =
       computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
     this.ctx.count("companyfacts", file, periods);

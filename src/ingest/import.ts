@@ -98,7 +98,8 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   const market = readMarketSources(ctx, priceFiles);
   await writeMarketTables(writer, market, securities);
   await writeInsiderTrades(ctx, writer, ownership, join(edgar, "form4"));
-  const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings));
+  const sics = new Map(companies.map((c) => [c.cik, c.sic]));
+  const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings), sics);
   const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
   try {
     const written = new CompanyWriter(ctx, writer);
@@ -119,6 +120,7 @@ function companyJobs(
   securities: Map<string, SecurityRow>,
   priceFiles: Map<string, string>,
   reportDates: Map<string, string[]>,
+  sics: Map<string, string | null>,
 ): CompanyJob[] {
   const calendar = Map.groupBy(market.calendar, (c) => tickerKey(c.ticker));
   const securityJob = (s: SecurityRow): SecurityJob => ({
@@ -144,10 +146,12 @@ function companyJobs(
     jobs.push({
       index: jobs.length,
       factsFile: factFiles.get(cik) ?? null,
+      sic: sics.get(cik) ?? null,
       securities: group.map(securityJob),
     });
   for (const [cik, file] of factFiles)
-    if (!byCik.has(cik)) jobs.push({ index: jobs.length, factsFile: file, securities: [] });
+    if (!byCik.has(cik))
+      jobs.push({ index: jobs.length, factsFile: file, sic: sics.get(cik) ?? null, securities: [] });
   return jobs;
 }
 

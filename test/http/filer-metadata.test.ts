@@ -3,23 +3,48 @@
  * edgar/listed_filer_metadata.csv, next to the SEC ticker lists and one submissions file
  * (Alzamend Neuro, ALZN). A listed company without a submissions file gets its profile from
  * the table; one with a submissions file keeps the file's. Expected values are quoted from the
- * table's lines and the submissions file.
+ * table's lines and the submissions file. The table's SIC code also decides which company is a
+ * REIT, whose statements then carry funds from operations: Realty Income (O) and Abbott (ABT)
+ * get the same synthetic companyfacts file (no real one of theirs is among the fixtures).
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
+import { type SyntheticFact, syntheticFactsJson } from "../ingest/companyfacts-helpers.ts";
 import { type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
-const sources = () =>
-  linkedFixtures("stockd-filer-metadata-", {
+/** One year of a REIT's figures (synthetic): net income, D&A, a property sale gain, an impairment. */
+const FY2023: SyntheticFact[] = [
+  ["NetIncomeLoss", 872_000],
+  ["Revenues", 4_079_000],
+  ["DepreciationDepletionAndAmortization", 1_895_000],
+  ["GainsLossesOnSalesOfInvestmentRealEstate", 26_000],
+  ["ImpairmentOfRealEstate", 88_000],
+].map(([concept, val]) => ({
+  concept: concept as string,
+  start: "2023-01-01",
+  end: "2023-12-31",
+  val: val as number,
+}));
+
+function sources(): string {
+  const dir = linkedFixtures("stockd-filer-metadata-", {
     "edgar/company_tickers.json": "edgar/company_tickers.json",
     "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
     "edgar/submissions/CIK0001677077.json": "edgar/submissions/CIK0001677077.json",
     "edgar/listed_filer_metadata.csv": "variants/listed_filer_metadata.csv",
   });
+  mkdirSync(join(dir, "edgar/companyfacts"));
+  for (const cik of ["0000726728", "0000001800"])
+    writeFileSync(
+      join(dir, `edgar/companyfacts/CIK${cik}.json`),
+      JSON.stringify(syntheticFactsJson(FY2023, cik)),
+    );
+  return dir;
+}
 
 describe.skipIf(!FIXTURES)("profiles from the listed-filer metadata table (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(FIXTURES ? sources() : "");
@@ -73,5 +98,21 @@ describe.skipIf(!FIXTURES)("profiles from the listed-filer metadata table (STOCK
     expect(general.filer_category).toBe("Emerging growth company");
     expect(general.phone).toBe(file.phone);
     expect(general.first_filing_date).toBe([...file.filings.recent.filingDate].sort()[0] as string);
+  });
+
+  test("O, a REIT by the table's SIC code (6798), has funds from operations; ABT (2834) has none", async () => {
+    // line 543: REALTY INCOME CORP,0000726728,...,6798,Real Estate Investment Trusts,MD,MD,['O']
+    expect((await profile("O")).general).toMatchObject({ sic: "6798", industry_template: "reit" });
+    const cashFlow = async (symbol: string) =>
+      (
+        await fixtures.get<{ periods: { cash_flow_statement: Json }[] }>(
+          `/stocks/${symbol}/cash-flow-statement`,
+        )
+      ).periods[0]?.cash_flow_statement;
+    expect(await cashFlow("O")).toMatchObject({ ffo: 872_000 + 1_895_000 + 88_000 - 26_000 });
+    expect(await cashFlow("ABT")).toMatchObject({
+      ffo: null,
+      cash_flow_depreciation_depletion_amortization: 1_895_000,
+    });
   });
 });

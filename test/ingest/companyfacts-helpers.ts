@@ -76,8 +76,11 @@ export interface SyntheticFact {
   filed?: string;
 }
 
-/** A companyfacts file of the given facts, parsed by the real parser. */
-export function syntheticCompany(facts: readonly SyntheticFact[], cik: number | string = 123): CompanyFacts {
+/** A companyfacts document (SEC's JSON layout) of the given facts. */
+export function syntheticFactsJson(
+  facts: readonly SyntheticFact[],
+  cik: number | string = 123,
+): { cik: number | string; entityName: string; facts: unknown } {
   const tree: Record<string, Record<string, { units: Record<string, unknown[]> }>> = {};
   for (const f of facts) {
     const taxonomy = tree[f.taxonomy ?? "us-gaap"] ?? {};
@@ -97,7 +100,12 @@ export function syntheticCompany(facts: readonly SyntheticFact[], cik: number | 
       filed: f.filed ?? "2099-01-01",
     });
   }
-  return parseCompanyFacts({ cik, entityName: "Synthetic Co", facts: tree }, "synthetic.json");
+  return { cik, entityName: "Synthetic Co", facts: tree };
+}
+
+/** A companyfacts file of the given facts, parsed by the real parser. */
+export function syntheticCompany(facts: readonly SyntheticFact[], cik: number | string = 123): CompanyFacts {
+  return parseCompanyFacts(syntheticFactsJson(facts, cik), "synthetic.json");
 }
 
 /** Facts of one filing: the filing fields filled in for each fact. */

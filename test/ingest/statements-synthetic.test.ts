@@ -322,6 +322,45 @@ describe("values, restatements and labels", () => {
     expect([income.revenue, income.ebit]).toEqual([46_802, 4_560 + 1_030]);
   });
 
+  test("a REIT's funds from operations: net income + D&A + real estate impairment − property sale gains (NAREIT); null for other companies", () => {
+    const d = (c: string, v: number, year = 2023) => flow(c, `${year}-01-01`, `${year}-12-31`, v);
+    const facts = [
+      d("NetIncomeLoss", 872_000),
+      d("DepreciationDepletionAndAmortization", 1_895_000),
+      d("ImpairmentOfRealEstate", 88_000),
+      d("AssetImpairmentCharges", 95_000),
+      d("GainsLossesOnSalesOfInvestmentRealEstate", 26_000),
+      // 2022: a loss on sales (negative gain) adds back; impairment only as AssetImpairmentCharges.
+      d("NetIncomeLoss", 869_000, 2022),
+      d("DepreciationDepletionAndAmortization", 1_670_000, 2022),
+      d("AssetImpairmentCharges", 25_000, 2022),
+      d("GainLossOnSaleOfProperties", -4_000, 2022),
+      // 2021: neither impairment nor gains; 2020: no D&A, so no FFO.
+      d("NetIncomeLoss", 359_000, 2021),
+      d("DepreciationDepletionAndAmortization", 898_000, 2021),
+      d("Revenues", 2_080_000, 2021),
+      d("NetIncomeLoss", 395_000, 2020),
+      d("Revenues", 1_651_000, 2020),
+      d("OperatingIncomeLoss", 700_000, 2020),
+      instant("Assets", "2023-12-31", 57_779_000),
+    ];
+    const ffo = (sic: string | null) => {
+      const cash = computeStatements(syntheticCompany(facts), { sic }).cash_flow_statement;
+      return ["2023", "2022", "2021", "2020"].map(
+        (y) => cash.find((p) => p.period_type === "annual" && p.period_end === `${y}-12-31`)?.values.ffo,
+      );
+    };
+    expect(ffo("6798")).toEqual([
+      872_000 + 1_895_000 + 88_000 - 26_000,
+      869_000 + 1_670_000 + 25_000 + 4_000,
+      359_000 + 898_000,
+      null,
+    ]);
+    // A software company (SIC 7372) or one with no SIC is no REIT, whatever it tags.
+    expect(ffo("7372")).toEqual([null, null, null, null]);
+    expect(ffo(null)).toEqual([null, null, null, null]);
+  });
+
   test("stockholders' equity = total equity − minority interest; a missing minority interest is 0 only for a company that never reports one", () => {
     const year = (y: number, facts: Fact[]) =>
       filing(`0000000123-${y % 100}-000001`, "10-K", y, "FY", `${y + 1}-02-15`, [

@@ -20,6 +20,7 @@
  *   from several periods, the date all of them were known; the opening cash balance does not
  *   count); last_filed: the latest filing date of a value used.
  */
+import { industryTemplate } from "../../domain/industry.ts";
 import {
   BALANCE_SHEET_FIELDS,
   type BalanceSheetField,
@@ -72,8 +73,16 @@ interface PeriodValues {
 const CONSECUTIVE_TOLERANCE_DAYS = 3;
 const TYPE_ORDER: Record<PeriodType, number> = { annual: 0, quarterly: 1, ttm: 2 };
 
+/** What the company's other sources say of it: its SIC code (submissions, listed-filer metadata). */
+export interface FilerProfile {
+  sic: string | null;
+}
+
 /** Computes the statements, filings and share counts of one company. */
-export function computeStatements(company: CompanyFacts): ComputedStatements {
+export function computeStatements(
+  company: CompanyFacts,
+  profile: FilerProfile = { sic: null },
+): ComputedStatements {
   const scan = scanFacts(company);
   const currency = reportingCurrency(company);
   const out: ComputedStatements = {
@@ -91,6 +100,7 @@ export function computeStatements(company: CompanyFacts): ComputedStatements {
   const traits = {
     reportsMinorityInterest: periods.some((p) => (p.base.get("minority_interest")?.value ?? 0) !== 0),
     isBank: reports("aux_net_interest_income") && reports("aux_noninterest_income"),
+    isReit: industryTemplate(profile.sic) === "reit",
   };
   for (const period of periods) {
     const values = new Map<string, number | null>();
