@@ -34,7 +34,7 @@ const FILTER = `($cik IS NULL OR cik = $cik)
   AND ($end IS NULL OR filing_date <= CAST($end AS DATE))`;
 
 const LIST_FILINGS = `SELECT ${COLUMNS} FROM filings WHERE ${FILTER}
-  ORDER BY filing_date DESC, accession_number DESC LIMIT $limit OFFSET $offset`;
+  ORDER BY filing_date DESC, accession_number DESC, cik LIMIT $limit OFFSET $offset`;
 const COUNT_FILINGS = `SELECT count(*) AS n FROM filings WHERE ${FILTER}`;
 
 /** Filings matching every given filter, newest first, one page of them, with the total. */

@@ -227,6 +227,11 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
     ["0000990001-15-000002", "2015-02-01", "10-K"],
     ["0000990001-14-000001", "2014-02-01", "10-K"],
   ];
+  const OWNER = "0000990002";
+  const ownerFilings: [string, string, string][] = [
+    ["0000990001-23-000002", "2023-11-01", "10-Q"],
+    ["0000990001-23-000001", "2023-08-01", "10-Q"],
+  ];
   let synthetic: TestServer;
   let k: string;
 
@@ -252,6 +257,9 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
       join(src, "edgar", "submissions", `CIK${CIK}-submissions-001.json`),
       JSON.stringify(cols(paged)),
     );
+    // An insider of the filer: EDGAR lists each of its Form 4s under both CIKs.
+    const owner = { cik: OWNER, name: "Insider Jane", filings: { recent: cols(ownerFilings), files: [] } };
+    writeFileSync(join(src, "edgar", "submissions", `CIK${OWNER}.json`), JSON.stringify(owner));
     synthetic = await startTestServer(await importedDataDir(src));
     k = synthetic.newKey(100).key;
   });
@@ -259,7 +267,7 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
 
   test("filings only in the paged file are listed; an accession number in both files is listed once", async () => {
     const expected = [...new Set([...recent, ...paged].map((r) => r[0]))].sort().reverse();
-    const page = await filings("ticker=PGFL", synthetic, k);
+    const page = await filings(`cik=${CIK}`, synthetic, k);
     expect(accessions(page)).toEqual(expected);
     expect(page.pagination.total).toBe(5);
     const tenK = await filings("cik=990001&form=10-K", synthetic, k);
@@ -268,9 +276,30 @@ describe("/sec_filings: paged submissions files and duplicate accession numbers"
       "0000990001-15-000002",
       "0000990001-14-000001",
     ]);
-    const dup = await filings("accession_number=0000990001-23-000001", synthetic, k);
+    const dup = await filings(`accession_number=0000990001-23-000001&cik=${CIK}`, synthetic, k);
     expect(dup.pagination.total).toBe(1);
     expect(dup.data[0]?.filing_url).toBe(secUrl(CIK, "0000990001-23-000001", "0000990001-23-000001.htm"));
+  });
+
+  test("one filing listed under two CIKs: a row for each, in one order on every page size", async () => {
+    const key = (f: Json) => `${f.filing_date} ${f.accession_number} ${f.cik}`;
+    const all = (await filings("per_page=1000", synthetic, k)).data.map(key);
+    // Newest first; a filing of two CIKs comes once per CIK, the lower CIK first.
+    expect(all).toEqual([
+      `2024-02-01 0000990001-24-000003 ${CIK}`,
+      `2023-11-01 0000990001-23-000002 ${CIK}`,
+      `2023-11-01 0000990001-23-000002 ${OWNER}`,
+      `2023-08-01 0000990001-23-000001 ${CIK}`,
+      `2023-08-01 0000990001-23-000001 ${OWNER}`,
+      `2015-02-01 0000990001-15-000002 ${CIK}`,
+      `2014-02-01 0000990001-14-000001 ${CIK}`,
+    ]);
+    for (const perPage of [1, 2, 3]) {
+      const paged: string[] = [];
+      for (let p = 1; p <= Math.ceil(all.length / perPage); p++)
+        paged.push(...(await filings(`per_page=${perPage}&page=${p}`, synthetic, k)).data.map(key));
+      expect(paged, `per_page=${perPage}`).toEqual(all);
+    }
   });
 
   test("/stocks/{symbol}/secfiling sees the paged file's filings too", async () => {
