@@ -5,12 +5,12 @@
  */
 export const CALCULATION_VERSION = {
   metrics: "metrics-2026.11.4",
-  growth: "growth-2026.11.4",
-  capital_allocation: "capital-allocation-2026.11.3",
+  growth: "growth-2026.11.5",
+  capital_allocation: "capital-allocation-2026.11.5",
   owner_earnings: "owner-earnings-2026.11.3",
-  valuation: "valuation-2026.11.4",
-  valuation_history: "valuation-history-2026.11.4",
-  valuation_points: "valuation-points-2026.11.4",
+  valuation: "valuation-2026.11.5",
+  valuation_history: "valuation-history-2026.11.5",
+  valuation_points: "valuation-points-2026.11.5",
   dividend: "dividend-2026.11.3",
 } as const;
 

@@ -48,20 +48,26 @@ interface Extra {
   balance?: CompanyStatements["balance_sheet"];
 }
 
-function statements(extra: Extra = {}): CompanyStatements & { currency: string } {
+/**
+ * The statements above and `extra`. Statements carry EPS and share counts on the basis after
+ * every split (statements.ts): with a later n-for-1 split (`splitAfter` n), the rows above are
+ * n × the shares and 1/n the EPS.
+ */
+function statements(extra: Extra = {}, splitAfter = 1): CompanyStatements & { currency: string } {
   const ttm = { type: "ttm" as const, first_filed: "2024-05-01" };
   const fy = { type: "annual" as const, first_filed: "2024-02-15" };
+  const n = splitAfter;
   return {
     currency: "USD",
     income_statement: [
       income(
         "2024-03-31",
-        { revenue: 1000, net_income: 100, diluted_eps: 1, diluted_average_shares: 100 },
+        { revenue: 1000, net_income: 100, diluted_eps: 1 / n, diluted_average_shares: 100 * n },
         ttm,
       ),
       income(
         "2023-12-31",
-        { revenue: 950, net_income: 90, diluted_eps: 0.9, diluted_average_shares: 100 },
+        { revenue: 950, net_income: 90, diluted_eps: 0.9 / n, diluted_average_shares: 100 * n },
         fy,
       ),
       ...(extra.income ?? []),
@@ -224,7 +230,7 @@ describe("deriveSecurity: inferred splits and the last price", () => {
       { revenue: 1200, net_income: 105, diluted_eps: 0.25, diluted_average_shares: 420 },
       { first_filed: "2025-02-15" },
     );
-    const rows = deriveSecurity(inputs({ shares, statements: statements({ income: [fy2024] }) }));
+    const rows = deriveSecurity(inputs({ shares, statements: statements({ income: [fy2024] }, 4) }));
     expect((doc(rows, "valuation").valuation as Json).market_cap).toBe(2000);
     const history = doc(rows, "valuation_history").valuation_history as Json[];
     // Month ends: 2024-05-31 (close 21 × 100 = 2100) and 2024-06-28 (20 × 100 = 2000).
@@ -235,7 +241,8 @@ describe("deriveSecurity: inferred splits and the last price", () => {
     const points = doc(rows, "valuation_points").points as Json[];
     expect(points.map((p) => p.market_cap)).toEqual([2100, 2000]);
     // On the closes' basis FY 2024 has 420 / 4 = 105 shares and EPS 0.25 × 4 = 1; FY 2023
-    // (100 shares, EPS 0.9, filed 2024-02-15) stays: share count growth 105 / 100 − 1 = 0.05,
+    // (100 shares, EPS 0.9 as filed on 2024-02-15; 400 and 0.225 on today's basis) is back at
+    // 100 and 0.9: share count growth 105 / 100 − 1 = 0.05,
     // EPS growth 1 / 0.9 − 1 = 0.111…, not 420 / 100 − 1 = 3.2 and 0.25 / 0.9 − 1 = −0.72.
     const growth = doc(rows, "growth").growth as Json;
     expect(growth.share_count_growth_1y).toBeCloseTo(0.05, 12);

@@ -7,7 +7,7 @@ import { difference, differencePresent, magnitude, ratioOverPositive } from "../
 import { type AnnualMetadata, annualMetadata, latestAnnual } from "./growth.ts";
 import type { CompanyStatements } from "./inputs.ts";
 import { capexOf, dividendsPaidOf, fieldValue, freeCashFlowOf, netBuybacksOf } from "./line-items.ts";
-import { NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
+import { AFTER_EVERY_SPLIT, NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** Fields of spec §2.9 (money in reporting currency, shares in shares, ratios as fractions). */
@@ -47,7 +47,7 @@ export interface CapitalAllocationInput {
 /** Diluted average shares of a period on `basis`. */
 function dilutedShares(period: FlowPeriod | null, basis: ShareBasis): number | null {
   if (period === null) return null;
-  return sharesOnBasis(fieldValue(period.income, "diluted_average_shares"), period.last_filed, basis);
+  return sharesOnBasis(fieldValue(period.income, "diluted_average_shares"), AFTER_EVERY_SPLIT, basis);
 }
 
 /** Capital allocation of the latest annual period; null without annual periods. */

@@ -9,7 +9,7 @@ import { yearOf } from "./date-math.ts";
 import { sortedDividends } from "./dividend.ts";
 import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts";
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";
-import { NO_SPLITS, perShareOnBasis, type ShareBasis, sharesOnBasis } from "./shares.ts";
+import { AFTER_EVERY_SPLIT, NO_SPLITS, perShareOnBasis, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** Growth fields of spec §2.8 (fractions; 3y/5y share-count and dividend growth annualized). */
@@ -114,8 +114,9 @@ type StatementGrowth = Omit<GrowthFields, "dividend_growth_3y" | "dividend_growt
  */
 function statementGrowth(book: StatementBook, latest: FlowPeriod, basis: ShareBasis): StatementGrowth {
   const shares = (p: FlowPeriod) =>
-    sharesOnBasis(fieldValue(p.income, "diluted_average_shares"), p.last_filed, basis);
-  const eps = (p: FlowPeriod) => perShareOnBasis(fieldValue(p.income, "diluted_eps"), p.last_filed, basis);
+    sharesOnBasis(fieldValue(p.income, "diluted_average_shares"), AFTER_EVERY_SPLIT, basis);
+  const eps = (p: FlowPeriod) =>
+    perShareOnBasis(fieldValue(p.income, "diluted_eps"), AFTER_EVERY_SPLIT, basis);
   const equity = (p: FlowPeriod) =>
     fieldValue(book.balanceYearsBefore(p.period_end, 0), "total_stockholders_equity");
   const revenue = annualGrowth(book, latest, (p) => fieldValue(p.income, "revenue"));

@@ -9,7 +9,7 @@ import type { StatementPeriod } from "../../domain/statements.ts";
 import { daysBetween } from "./date-math.ts";
 import type { BalanceValues, CompanyStatements, SharesObservation } from "./inputs.ts";
 import { fieldValue } from "./line-items.ts";
-import { NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
+import { AFTER_EVERY_SPLIT, NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, type FlowPeriodType, StatementBook } from "./statement-book.ts";
 
 /**
@@ -135,6 +135,6 @@ export class PointInTimeFundamentals {
     if (o !== null) return sharesOnBasis(o.value, o.date, this.basis);
     const diluted = fieldValue(flow?.income, "diluted_average_shares");
     if (flow === null || diluted === null || diluted <= 0) return null;
-    return sharesOnBasis(diluted, flow.last_filed, this.basis);
+    return sharesOnBasis(diluted, AFTER_EVERY_SPLIT, this.basis);
   }
 }

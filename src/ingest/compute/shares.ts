@@ -19,6 +19,12 @@ export interface ShareBasis {
   date: string | null;
 }
 
+/**
+ * The date to convert statement per-share amounts and average share counts from: the
+ * statements carry them on the basis after every split of the company (statements.ts).
+ */
+export const AFTER_EVERY_SPLIT = "9999-12-31";
+
 /** No known split: every value is taken as already on the target basis. */
 export const NO_SPLITS: ShareBasis = { splits: [], date: null };
 

@@ -125,8 +125,8 @@ function pick(candidates: readonly Sourced[]): Sourced | null {
   return best ?? candidates[0] ?? null;
 }
 
-/** The share count each per-share amount is computed on, for TTM periods. */
-const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
+/** The share count each per-share amount is computed on (one split basis for both in a period). */
+export const PER_SHARE_BASIS: Readonly<Record<string, string>> = {
   basic_eps: "basic_average_shares",
   diluted_eps: "diluted_average_shares",
 };

@@ -14,6 +14,8 @@
  *   (domain/xbrl-derived.ts). Money in the reporting currency: the currency unit most used by
  *   the company's revenue and total-assets facts (TSM reports TWD, with USD convenience
  *   translations of some figures that are ignored).
+ * - Per-share amounts and average share counts are on the basis after every split inferred
+ *   from the company's share counts (splits.ts), whatever filing reported them.
  * - A statement row is emitted only when at least one of its fields has a mapped value (for
  *   the cash-flow and income statements: a flow value).
  * - first_filed: the earliest filing date of any mapped value of the row (for a value derived
@@ -34,6 +36,7 @@ import {
 import { applyDerivedRules } from "../../domain/xbrl-derived.ts";
 import { CURRENCY_FIELDS, FIELD_MAPPINGS } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
+import { tidy } from "./concept-series.ts";
 import { fromDayNumber } from "./date-math.ts";
 import {
   buildFiscalCalendar,
@@ -42,8 +45,9 @@ import {
   type QuarterSlot,
 } from "./fiscal-calendar.ts";
 import type { SharesObservation, SplitEvent } from "./inputs.ts";
+import { type ShareBasis, splitFactor } from "./shares.ts";
 import { inferSplits } from "./splits.ts";
-import { type BaseValues, FieldResolver, trailingValues } from "./statement-values.ts";
+import { type BaseValues, FieldResolver, PER_SHARE_BASIS, trailingValues } from "./statement-values.ts";
 import { type FilingSummary, listFilings, sharesOutstanding } from "./xbrl-filings.ts";
 import { scanFacts } from "./xbrl-scan.ts";
 
@@ -102,9 +106,9 @@ export function computeStatements(
     isBank: reports("aux_net_interest_income") && reports("aux_noninterest_income"),
     isReit: industryTemplate(profile.sic) === "reit",
   };
+  const latest: ShareBasis = { splits, date: null };
   for (const period of periods) {
-    const values = new Map<string, number | null>();
-    for (const [field, sourced] of period.base) values.set(field, sourced?.value ?? null);
+    const values = valuesOnLatestBasis(period, latest);
     applyDerivedRules(values, traits);
     const row = <F extends string>(fields: readonly F[], needsFlow: boolean) =>
       rowOf(fields, needsFlow, period, values, company.cik, currency);
@@ -118,6 +122,29 @@ export function computeStatements(
   out.cash_flow_statement.sort(newestFirst);
   out.income_statement.sort(newestFirst);
   return out;
+}
+
+/**
+ * A period's values, with every EPS and average share count on the basis after every split of
+ * the company: one filed before a split is put on the new basis (Alphabet's 2019 EPS of 49.16,
+ * filed before its 20-for-1 split, is 2.458), as the company's later filings restate the years
+ * they still show. An EPS and its count are on one basis within a period (statement-values.ts),
+ * which the count's filing date tells; an EPS without a count goes by its own filing date.
+ */
+function valuesOnLatestBasis(period: PeriodValues, latest: ShareBasis): Map<string, number | null> {
+  const values = new Map<string, number | null>();
+  for (const [field, sourced] of period.base) values.set(field, sourced?.value ?? null);
+  for (const [perShare, count] of Object.entries(PER_SHARE_BASIS)) {
+    const shares = period.base.get(count) ?? null;
+    const eps = period.base.get(perShare) ?? null;
+    const from = (shares ?? eps)?.lastFiled;
+    if (from === undefined) continue;
+    const factor = splitFactor(latest, from);
+    if (factor === 1) continue;
+    if (shares) values.set(count, Math.round(shares.value * factor));
+    if (eps) values.set(perShare, tidy(eps.value / factor));
+  }
+  return values;
 }
 
 function computePeriods(

@@ -16,7 +16,7 @@ import type {
 import { ebitdaOf, fieldValue, freeCashFlowOf, netClaimsOf, netDebtOf } from "./line-items.ts";
 import { type KnownFundamentals, NOTHING_KNOWN, PointInTimeFundamentals } from "./point-in-time.ts";
 import { validPrices } from "./prices.ts";
-import { NO_SPLITS, perShareOnBasis, type ShareBasis } from "./shares.ts";
+import { AFTER_EVERY_SPLIT, NO_SPLITS, perShareOnBasis, type ShareBasis } from "./shares.ts";
 import type { FlowPeriod } from "./statement-book.ts";
 
 /** Multiples computed from a market cap and known fundamentals. */
@@ -73,7 +73,7 @@ export function inPriceCurrency(
 /** Diluted EPS of a flow period on `basis`. */
 function dilutedEps(flow: FlowPeriod | null, basis: ShareBasis): number | null {
   if (flow === null) return null;
-  return perShareOnBasis(fieldValue(flow.income, "diluted_eps"), flow.last_filed, basis);
+  return perShareOnBasis(fieldValue(flow.income, "diluted_eps"), AFTER_EVERY_SPLIT, basis);
 }
 
 /** Trailing PEG: P/E ÷ (one-year diluted EPS growth × 100); null unless the growth is > 0. */

@@ -32,7 +32,7 @@ describe("capital allocation", () => {
   test("uses the latest annual period", () => {
     expect(result?.metadata.as_of_date).toBe("2023-12-31");
     expect(result?.metadata.fiscal_year).toBe(2023);
-    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.3");
+    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.5");
   });
   test("returns outflows as positive amounts", () => {
     expect(c?.operating_cash_flow).toBe(500);
@@ -66,25 +66,26 @@ describe("capital allocation", () => {
     ).toBeNull();
   });
   // FY2023: 1000 shares filed 2024-02-14; FY2022: 520 shares filed 2023-02-14; a 2-for-1
-  // split on 2023-06-01, between the two filings.
+  // split on 2023-06-01, between the two filings. Statements carry counts on the basis after
+  // every split (statements.ts): FY2022 as 1040.
   const split = () =>
     statements({
       income_statement: [
         income("2023-12-31", { diluted_average_shares: 1000 }, { first_filed: "2024-02-14" }),
-        income("2022-12-31", { diluted_average_shares: 520 }, { first_filed: "2023-02-14" }),
+        income("2022-12-31", { diluted_average_shares: 1040 }, { first_filed: "2023-02-14" }),
       ],
     });
   const splits = [{ date: "2023-06-01", ratio: 2 }];
-  test("share counts filed before a split are put on the basis after it", () => {
-    // Prices end after the split (or there are none): FY2022 520 × 2 = 1040; change 1000 − 1040 = −40
+  test("on a basis after the split, the statements' counts are taken as they are", () => {
+    // Prices end after the split (or there are none): change 1000 − 1040 = −40
     for (const date of ["2024-03-08", null]) {
       const c = computeCapitalAllocation({ statements: split(), market_cap: 1, basis: { splits, date } });
       expect(c?.capital_allocation.share_count_diluted, `basis ${date}`).toBe(1000);
       expect(c?.capital_allocation.share_count_change_1y, `basis ${date}`).toBe(-40);
     }
   });
-  test("share counts filed after a split the prices predate are put back on the prices' basis", () => {
-    // Prices end 2023-03-31: FY2023 1000 / 2 = 500; FY2022 520 as filed; change 500 − 520 = −20
+  test("share counts are put back on the basis of prices that predate a split", () => {
+    // Prices end 2023-03-31: FY2023 1000 / 2 = 500; FY2022 1040 / 2 = 520; change 500 − 520 = −20
     const basis = { splits, date: "2023-03-31" };
     const c = computeCapitalAllocation({ statements: split(), market_cap: 1, basis });
     expect(c?.capital_allocation.share_count_diluted).toBe(500);

@@ -48,7 +48,7 @@ describe("growth from the annual history", () => {
   test("is dated by the latest annual period", () => {
     expect(result?.metadata.as_of_date).toBe("2023-12-31");
     expect(result?.metadata.period_type).toBe("annual");
-    expect(result?.metadata.calculation_version).toBe("growth-2026.11.4");
+    expect(result?.metadata.calculation_version).toBe("growth-2026.11.5");
   });
   test("revenue: 1y change and 3y/5y CAGR", () => {
     expect(g?.revenue_growth_1y).toBeCloseTo(0.2, 12); // 248.832 / 207.36 − 1
@@ -129,32 +129,28 @@ describe("dividend growth", () => {
 });
 
 describe("growth across a stock split", () => {
-  // FY2022 filed 2023-02-01 (before a 2-for-1 split on 2023-06-01), FY2023 filed 2024 (after).
+  // FY2022 filed 2023-02-01 (before a 2-for-1 split on 2023-06-01) reported 50 shares and EPS
+  // 4; FY2023 (filed 2024, after it) 110 shares and EPS 2.2. Statements carry both years on
+  // the basis after every split (statements.ts): FY2022 as 100 shares and EPS 2.
   const s = statements({
     income_statement: [
-      income("2022-12-31", { diluted_average_shares: 50, diluted_eps: 4 }, { first_filed: "2023-02-01" }),
+      income("2022-12-31", { diluted_average_shares: 100, diluted_eps: 2 }, { first_filed: "2023-02-01" }),
       income("2023-12-31", { diluted_average_shares: 110, diluted_eps: 2.2 }, { first_filed: "2024-02-01" }),
     ],
   });
+  const splits = [{ date: "2023-06-01", ratio: 2 }];
 
-  test("share counts and EPS filed before a split are put on the later basis", () => {
-    // FY2022 filed 2023-02-01 reports 50 shares and EPS 4; a 2-for-1 split on 2023-06-01;
-    // FY2023 (filed 2024) reports 110 shares and EPS 2.2 on the new basis. Basis: after
-    // every split (no prices). FY2022 on it: 100 shares, EPS 2 → share growth 110/100 − 1 =
-    // 0.1, EPS 2.2/2 − 1 = 0.1.
-    const basis = { splits: [{ date: "2023-06-01", ratio: 2 }], date: null };
-    const g = computeGrowth({ statements: s, basis })?.growth;
+  test("on the basis after every split (no prices), the statements' counts and EPS are taken as they are", () => {
+    // Share growth 110/100 − 1 = 0.1, EPS 2.2/2 − 1 = 0.1, not 110/50 − 1 = 1.2 as filed.
+    const g = computeGrowth({ statements: s, basis: { splits, date: null } })?.growth;
     expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
     expect(g?.eps_growth_1y).toBeCloseTo(0.1, 12);
   });
 
-  test("share counts and EPS filed after a split the prices predate are put back on the prices' basis", () => {
-    // Prices end 2023-03-31, before the 2-for-1 split of 2023-06-01. FY2022 (filed
-    // 2023-02-01): 50 shares, EPS 4, already on the prices' basis. FY2023 (filed 2024): 110
-    // shares, EPS 2.2 on the post-split basis → 55 shares, EPS 4.4. Growth 55/50 − 1 = 0.1
-    // and 4.4/4 − 1 = 0.1, not 110/50 − 1 = 1.2 and 2.2/4 − 1 = −0.45.
-    const basis = { splits: [{ date: "2023-06-01", ratio: 2 }], date: "2023-03-31" };
-    const g = computeGrowth({ statements: s, basis })?.growth;
+  test("share counts and EPS are put back on the basis of prices that predate a split", () => {
+    // Prices end 2023-03-31, before the split: FY2022 is 50 shares, EPS 4 on their basis,
+    // FY2023 55 shares, EPS 4.4. Growth 55/50 − 1 = 0.1 and 4.4/4 − 1 = 0.1.
+    const g = computeGrowth({ statements: s, basis: { splits, date: "2023-03-31" } })?.growth;
     expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
     expect(g?.eps_growth_1y).toBeCloseTo(0.1, 12);
   });

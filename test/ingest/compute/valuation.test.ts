@@ -62,7 +62,7 @@ describe("valuation snapshot", () => {
   test("is dated by the last price and uses last close × shares", () => {
     expect(v?.date).toBe("2024-06-28");
     expect(v?.market_cap).toBe(2000); // 20 × 100 (the 50-share value was filed 2024-08-01, too late)
-    expect(v?.calculation_version).toBe("valuation-2026.11.4");
+    expect(v?.calculation_version).toBe("valuation-2026.11.5");
   });
   test("enterprise value and net debt", () => {
     expect(v?.net_debt).toBe(100); // 20 + 130 − 50
@@ -86,23 +86,24 @@ describe("valuation snapshot", () => {
 });
 
 describe("valuation snapshot across a split after the last price", () => {
-  test("PEG puts an EPS restated after the split back on the closes' basis", () => {
-    // The prior TTM's EPS 0.8 is restated as 0.4 by a filing of 2024-08-15, after a 2-for-1
-    // split on 2024-07-01 that the closes (to 2024-06-28) predate: 0.4 × 2 = 0.8 again, so
-    // EPS growth stays 1 / 0.8 − 1 = 25% and PEG 20 / 25 = 0.8 (not 1 / 0.4 − 1 = 150%).
+  test("PEG puts EPS back on the basis of closes that predate a split", () => {
+    // A 2-for-1 split on 2024-07-01 that the closes (to 2024-06-28) predate. Statements carry
+    // EPS on the basis after it (statements.ts): the TTM EPS 1 and the prior TTM's 0.8 as 0.5
+    // and 0.4. Back on the closes' basis, 1 and 0.8 again: EPS growth 1 / 0.8 − 1 = 25% and
+    // PEG 20 / 25 = 0.8 (not 0.5 / 0.4 taken as they are against the closes' P/E of 20).
     const s = company();
-    const prior = income(
-      "2023-03-31",
-      { diluted_eps: 0.4 },
-      { type: "ttm", first_filed: "2023-05-01", last_filed: "2024-08-15" },
-    );
-    const restated = {
+    const afterSplit = {
       ...s,
-      income_statement: s.income_statement.map((p) => (p.period_end === "2023-03-31" ? prior : p)),
+      income_statement: s.income_statement.map((p) =>
+        p.period_end <= "2024-03-31"
+          ? { ...p, values: { ...p.values, diluted_eps: (p.values.diluted_eps as number) / 2 } }
+          : p,
+      ),
     };
     const basis = { splits: [{ date: "2024-07-01", ratio: 2 }], date: "2024-06-28" };
-    const v = computeValuationSnapshot({ statements: restated, prices, shares, basis });
+    const v = computeValuationSnapshot({ statements: afterSplit, prices, shares, basis });
     expect(v?.market_cap).toBe(2000); // 20 × 100: the count predates the split
+    expect(v?.pe_ratio).toBeCloseTo(20, 12);
     expect(v?.peg_ratio).toBeCloseTo(0.8, 12);
   });
 });
