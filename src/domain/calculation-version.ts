@@ -4,7 +4,7 @@
  * null rule in docs/methodology.md changes, so clients can tell the series apart.
  */
 export const CALCULATION_VERSION = {
-  metrics: "metrics-2026.11.4",
+  metrics: "metrics-2026.11.5",
   growth: "growth-2026.11.5",
   capital_allocation: "capital-allocation-2026.11.5",
   owner_earnings: "owner-earnings-2026.11.3",

@@ -165,9 +165,33 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     compute: (g) => sumBoth(g("cash_and_cash_equivalents"), g("marketable_securities")),
   },
   {
+    // The two concepts on one line (Marvell tags its 499.8M current debt with both) are one
+    // amount: equal values count once.
     field: "short_term_debt",
-    rule: "short-term borrowings (or commercial paper) + current portion of long-term debt, whichever are reported",
-    compute: (g) => sumPresent(g("aux_short_term_borrowings"), g("aux_current_portion_long_term_debt")),
+    rule: "short-term borrowings (or commercial paper) + current portion of long-term debt, whichever are reported; once when both are the same amount",
+    compute: (g) => {
+      const borrowings = g("aux_short_term_borrowings");
+      const current = g("aux_current_portion_long_term_debt");
+      return borrowings === current ? borrowings : sumPresent(borrowings, current);
+    },
+  },
+  {
+    // IFRS filers show bonds and loans on lines of their own (TSM: NT$927 billion of bonds
+    // beside NT$32 billion of long-term bank loans). "Long-term borrowings" is the non-current
+    // line for some (TSM) and all long-term debt including its current portion for others
+    // (LPA: 265.9M = 253.2M non-current + 12.6M current): when it and the current portion add
+    // up to more than all borrowings, the current portion is in it and comes out.
+    field: "long_term_debt",
+    rule: "IFRS: long-term borrowings (less their current portion when both together exceed total borrowings) + non-current bonds issued, whichever are reported",
+    compute: (g) => {
+      const loans = g("aux_ifrs_long_term_borrowings");
+      const current = g("aux_current_portion_long_term_debt");
+      const total = g("aux_ifrs_borrowings");
+      const includesCurrent =
+        loans !== null && current !== null && total !== null && loans + current > total * 1.001;
+      const noncurrentLoans = loans === null ? null : loans - (includesCurrent ? (current as number) : 0);
+      return sumPresent(noncurrentLoans, g("aux_ifrs_noncurrent_bonds"));
+    },
   },
   {
     // Filers that tag no non-current debt concept often report LongTermDebt, which the

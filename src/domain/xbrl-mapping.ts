@@ -54,6 +54,9 @@ export type AuxField =
   | "aux_net_interest_income"
   | "aux_noninterest_income"
   | "aux_bank_revenue"
+  | "aux_ifrs_long_term_borrowings"
+  | "aux_ifrs_noncurrent_bonds"
+  | "aux_ifrs_borrowings"
   | "aux_property_sale_gain"
   | "aux_real_estate_impairment";
 
@@ -126,8 +129,8 @@ const BALANCE_SHEET: Record<BalanceSheetField, string> = {
     "FinanceLeaseLiabilityCurrent CapitalLeaseObligationsCurrent ifrs:CurrentLeaseLiabilities",
   short_term_debt_and_capital_lease_obligation: "LongTermDebtAndCapitalLeaseObligationsCurrent",
   total_current_liabilities: "LiabilitiesCurrent ifrs:CurrentLiabilities",
-  long_term_debt:
-    "LongTermDebtNoncurrent LongTermNotesPayable ConvertibleDebtNoncurrent ifrs:LongtermBorrowings ifrs:NoncurrentPortionOfNoncurrentBondsIssued",
+  // IFRS filers' non-current debt is the sum of its parts (xbrl-derived.ts).
+  long_term_debt: "LongTermDebtNoncurrent LongTermNotesPayable ConvertibleDebtNoncurrent",
   long_term_capital_lease_obligation:
     "FinanceLeaseLiabilityNoncurrent CapitalLeaseObligationsNoncurrent ifrs:NoncurrentLeaseLiabilities",
   long_term_debt_and_capital_lease_obligation: "LongTermDebtAndCapitalLeaseObligations",
@@ -275,6 +278,10 @@ const AUX: Record<AuxField, string> = {
   aux_current_portion_long_term_debt:
     "LongTermDebtCurrent ConvertibleDebtCurrent ifrs:CurrentPortionOfLongtermBorrowings",
   aux_long_term_debt_including_current: "LongTermDebt",
+  // The parts of an IFRS filer's non-current debt, and its total borrowings (xbrl-derived.ts).
+  aux_ifrs_long_term_borrowings: "ifrs:LongtermBorrowings",
+  aux_ifrs_noncurrent_bonds: "ifrs:NoncurrentPortionOfNoncurrentBondsIssued",
+  aux_ifrs_borrowings: "ifrs:Borrowings",
   // The parts of D&A, for filers that tag no combined concept (xbrl-derived.ts).
   aux_depreciation: "Depreciation ifrs:DepreciationExpense",
   aux_amortization: "AmortizationOfIntangibleAssets ifrs:AmortisationExpense",
@@ -302,6 +309,9 @@ const INSTANT_AUX: ReadonlySet<string> = new Set([
   "aux_short_term_borrowings",
   "aux_current_portion_long_term_debt",
   "aux_long_term_debt_including_current",
+  "aux_ifrs_long_term_borrowings",
+  "aux_ifrs_noncurrent_bonds",
+  "aux_ifrs_borrowings",
 ]);
 
 /** Parses one priority list (see the file comment for the token syntax). */

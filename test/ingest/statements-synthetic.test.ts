@@ -389,6 +389,64 @@ describe("values, restatements and labels", () => {
     expect(equityOf(zero, "2021-12-31")).toBe(500);
   });
 
+  test("IFRS debt: long-term borrowings + non-current bonds; the current portion comes out when the borrowings include it", () => {
+    const ifrs = (facts: Fact[]) =>
+      periodAt(
+        computeStatements(
+          syntheticCompany(
+            [
+              flow("Revenue", "2024-01-01", "2024-12-31", 2_894_000),
+              instant("Assets", "2024-12-31", 6_691_000),
+              instant("Equity", "2024-12-31", 3_950_000),
+              ...facts,
+            ].map((f) => ({ ...f, unit: "TWD", taxonomy: "ifrs-full" })),
+          ),
+        ).balance_sheet,
+        "annual",
+        "2024-12-31",
+      ).values;
+    // Bank loans and bonds on lines of their own: the non-current debt is both.
+    const apart = ifrs([
+      instant("LongtermBorrowings", "2024-12-31", 31_824),
+      instant("NoncurrentPortionOfNoncurrentBondsIssued", "2024-12-31", 926_604),
+      instant("CurrentPortionOfLongtermBorrowings", "2024-12-31", 59_858),
+    ]);
+    expect([apart.long_term_debt, apart.short_term_debt]).toEqual([31_824 + 926_604, 59_858]);
+    // Long-term borrowings that include their current portion: with it they exceed all
+    // borrowings (265,886 + 12,637 > 267,217), so it comes out of the non-current debt.
+    const including = ifrs([
+      instant("LongtermBorrowings", "2024-12-31", 265_886),
+      instant("CurrentPortionOfLongtermBorrowings", "2024-12-31", 12_637),
+      instant("Borrowings", "2024-12-31", 267_217),
+    ]);
+    expect([including.long_term_debt, including.short_term_debt]).toEqual([265_886 - 12_637, 12_637]);
+    // Borrowings that hold both (296,000 ≥ 265,886 + 12,637): the long-term line is non-current.
+    const separate = ifrs([
+      instant("LongtermBorrowings", "2024-12-31", 265_886),
+      instant("CurrentPortionOfLongtermBorrowings", "2024-12-31", 12_637),
+      instant("Borrowings", "2024-12-31", 296_000),
+    ]);
+    expect(separate.long_term_debt).toBe(265_886);
+  });
+
+  test("short-term debt: borrowings + current portion of long-term debt, once when one line carries both tags", () => {
+    const shortTerm = (borrowings: number, current: number) =>
+      periodAt(
+        computeStatements(
+          syntheticCompany([
+            flow("Revenues", "2025-02-02", "2026-01-31", 8_200),
+            instant("Assets", "2026-01-31", 20_500),
+            instant("ShortTermBorrowings", "2026-01-31", borrowings),
+            instant("LongTermDebtCurrent", "2026-01-31", current),
+          ]),
+        ).balance_sheet,
+        "annual",
+        "2026-01-31",
+      ).values.short_term_debt;
+    expect(shortTerm(499.8, 499.8)).toBe(499.8);
+    expect(shortTerm(300, 499.8)).toBe(799.8);
+  });
+
   test("the currency is the revenue/assets unit; other currencies are ignored", () => {
     const company = syntheticCompany(
       [
