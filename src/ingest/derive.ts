@@ -244,13 +244,15 @@ export function ownAsOf(input: SecurityInputs): string | null {
 
 /**
  * Earnings release dates: the submissions' periodic report dates, the first filing dates of
- * the statements' periods and the reported dates of an imported earnings history.
+ * the statements' periods and the reported dates of an imported earnings history's quarters
+ * with a reported EPS (a semi-annual reporter's other quarters published none).
  */
 function releaseDates(input: SecurityInputs): string[] {
   const fromStatements = (input.statements?.income_statement ?? [])
     .filter((p) => p.period_type !== "ttm")
     .map((p) => p.first_filed);
   const fromHistory = (input.history?.quarterly ?? [])
+    .filter((q) => q.reported_eps !== null)
     .map((q) => q.reported_date)
     .filter((d): d is string => d !== null);
   return [...new Set([...input.reportDates, ...fromStatements, ...fromHistory])].sort();

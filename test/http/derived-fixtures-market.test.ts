@@ -221,6 +221,32 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     );
   });
 
+  test("RIO earnings: a semi-annual reporter's quarters without an EPS are no releases", async () => {
+    type AvQuarter = {
+      fiscalDateEnding: string;
+      reportedDate: string;
+      reportedEPS: string;
+      estimatedEPS: string;
+    };
+    const file = join(root, "estimates", "alphavantage_earnings_RIO.json");
+    const quarters = (JSON.parse(readFileSync(file, "utf8")) as { quarterlyEarnings: AvQuarter[] })
+      .quarterlyEarnings;
+    // The newest entries (2023-09-30, reported 2023-10-16, and others) have reportedEPS "0"
+    // and estimatedEPS "0": placeholders for quarters Rio Tinto publishes no EPS for.
+    const placeholder = (q: AvQuarter) => q.reportedEPS === "0" && q.estimatedEPS === "0";
+    expect(placeholder(quarters[0] as AvQuarter)).toBe(true);
+    const [latest, before] = quarters
+      .filter((q) => !placeholder(q))
+      .sort((a, b) => b.reportedDate.localeCompare(a.reportedDate));
+    // 2023-06-30, reported 2023-07-26: 2.75.
+    expect(latest).toMatchObject({ fiscalDateEnding: "2023-06-30", reportedDate: "2023-07-26" });
+    const e = (await get<Earnings>("/stocks/RIO/earnings")).earnings;
+    expect(e.latest_earnings_release_date).toBe(latest?.reportedDate as string);
+    expect(e.past_earnings_date).toBe(before?.reportedDate as string);
+    expect(e.eps_latest_q_period_end).toBe(latest?.fiscalDateEnding as string);
+    expect(e.eps_latest_q).toBe(Number(latest?.reportedEPS));
+  });
+
   test("STZ earnings: the next earnings date and estimate from calendar/nasdaq-earnings_2024-07-03.json", async () => {
     const row = readNasdaqCalendar(root).find((r) => r.symbol === "STZ");
     const body = await get<Earnings>("/stocks/STZ/earnings");

@@ -185,6 +185,27 @@ describe.skipIf(!FIXTURES)("Alpha Vantage EARNINGS on the real files", () => {
     expect(nvo.quarterly.find((p) => p.fiscal_date_ending === "2014-12-31")?.report_time).toBe("after-hours");
   });
 
+  test("a semi-annual reporter's quarter without a published EPS (0, 0, no surprise) has none (RIO)", () => {
+    // alphavantage_earnings_RIO.json lines 79-86: 2023-09-30, reportedDate 2023-10-16,
+    // reportedEPS "0", estimatedEPS "0", surprise "0", surprisePercentage "None".
+    const rio = history("estimates/alphavantage_earnings_RIO.json").quarterly;
+    expect(rio.find((q) => q.fiscal_date_ending === "2023-09-30")).toEqual({
+      fiscal_date_ending: "2023-09-30",
+      reported_date: "2023-10-16",
+      reported_eps: null,
+      estimated_eps: null,
+      surprise: null,
+      surprise_ratio: null,
+      report_time: null,
+    });
+    // The half-year before it is kept as written (lines 87-94).
+    expect(rio.find((q) => q.fiscal_date_ending === "2023-06-30")).toMatchObject({
+      reported_date: "2023-07-26",
+      reported_eps: 2.75,
+      estimated_eps: 2.75,
+    });
+  });
+
   test("year-to-date annual entries are marked partial, complete years are not", () => {
     const partialOf = (ticker: string) =>
       history(`estimates/alphavantage_earnings_${ticker}.json`)

@@ -10,7 +10,7 @@ import type { CalendarRow } from "../sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 import { daysBetween } from "./date-math.ts";
 
-export const EARNINGS_VERSION = "earnings-2026.11.3";
+export const EARNINGS_VERSION = "earnings-2026.11.5";
 export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 /**

@@ -17,8 +17,11 @@
  *   usual fiscal-year-end month (the most common month among the annual entries), or
  *   when it is the newest entry and fewer than 4 quarterly entries fall in the 12 months
  *   it ends (NVO "2024-12-31" = Q1–Q3 2024).
- * - Semi-annual reporters (RIO, UL) have quarterly entries with reportedEPS "0" for the
- *   quarters in which they published no EPS; they are kept as written.
+ * - Semi-annual reporters (RIO, UL) have quarterly entries with reportedEPS "0",
+ *   estimatedEPS "0" and surprisePercentage "None" for the quarters in which they published
+ *   no EPS. Such an entry is kept with its EPS, estimate and surprise null: no EPS was
+ *   published, and a company that reports an EPS of exactly 0 against an estimate of exactly
+ *   0 would have a surprise percentage of 0, not none.
  *
  * **CSV: forward estimate signals** (spec §2.12), one or many securities per file; the
  * shared signals rules apply (see signals.ts: `ticker` and `as_of_date` required, at least
@@ -180,12 +183,15 @@ function quarterFrom(item: unknown): QuarterlyEarnings {
   if (!isObject(item)) throw new FieldError("record is not an object");
   const percent = readNumber(textProp(item, "surprisePercentage"), "surprisePercentage");
   const reportTime = textProp(item, "reportTime");
+  const reported = readNumber(textProp(item, "reportedEPS"), "reportedEPS");
+  const estimated = readNumber(textProp(item, "estimatedEPS"), "estimatedEPS");
+  const unpublished = reported === 0 && estimated === 0 && percent === null;
   return {
     fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding"),
     reported_date: readOptionalDate(textProp(item, "reportedDate"), "reportedDate"),
-    reported_eps: readNumber(textProp(item, "reportedEPS"), "reportedEPS"),
-    estimated_eps: readNumber(textProp(item, "estimatedEPS"), "estimatedEPS"),
-    surprise: readNumber(textProp(item, "surprise"), "surprise"),
+    reported_eps: unpublished ? null : reported,
+    estimated_eps: unpublished ? null : estimated,
+    surprise: unpublished ? null : readNumber(textProp(item, "surprise"), "surprise"),
     surprise_ratio: percent === null ? null : roundDecimal(percent / 100),
     report_time: isMissing(reportTime) ? null : readEarningTime(reportTime, "reportTime"),
   };
