@@ -228,7 +228,7 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     );
     if (!parsed) continue;
     ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
-    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: null });
+    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: parsed.listedFrom });
     // A filing is listed under each of its filers (an insider's Form 4 under the issuer and
     // under the owner): one row per filer; a filer's own repeat of it is dropped.
     for (const f of parsed.filings) {
@@ -246,7 +246,13 @@ function readSubmissions(ctx: ImportContext, dir: string) {
     else byCik.set(f.cik, [f]);
   }
   for (const own of byCik.values()) acceptanceInUtc(own);
-  for (const c of companies) c.first_filing_date = first.get(c.cik) ?? null;
+  // The first filing: the earliest imported, or the earliest a main file lists in paged
+  // files that are not at hand.
+  for (const c of companies) {
+    const imported = first.get(c.cik) ?? null;
+    const listed = c.first_filing_date;
+    c.first_filing_date = imported === null || (listed !== null && listed < imported) ? listed : imported;
+  }
   return { companies, filings: [...byFiling.values()] };
 }
 

@@ -84,6 +84,11 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
           currency: "USD",
           ipo_date: null,
         });
+        // The first filing: the earliest filingFrom of the older-filing files the main file
+        // lists (those files are not among the fixtures for these four), before any recent one.
+        const listed = (src as unknown as { filings: { files: { filingFrom: string }[] } }).filings.files;
+        expect(listed.length, ticker).toBeGreaterThan(0);
+        expect(body.general.first_filing_date).toBe(listed.map((f) => f.filingFrom).sort()[0] as string);
         if (country === "TW") {
           expect(src.addresses.business.stateOrCountryDescription).toContain("Taiwan");
           expect(body.general.company_country).toBe(src.addresses.business.stateOrCountryDescription);

@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { industryTemplate } from "../../domain/industry.ts";
 import type { CompanyRow } from "../../query/companies.ts";
 import type { Security } from "../../query/securities.ts";
-import { StrOrNull } from "./common.ts";
+import { Nullable, StrOrNull } from "./common.ts";
 
 /** Spec §2.2, with the extra fields the spec allows ("and possibly other fields"). */
 export const Profile = t.Object({
@@ -34,7 +34,12 @@ export const Profile = t.Object({
     entity_type: StrOrNull,
     filer_category: StrOrNull,
     phone: StrOrNull,
-    first_filing_date: StrOrNull,
+    first_filing_date: Nullable(
+      t.String({
+        description:
+          "date of the first SEC filing: the earliest of the imported filings and of the older-filing files the submissions file lists",
+      }),
+    ),
   }),
 });
 

@@ -50,25 +50,44 @@ export interface SubmissionsFile {
   company: CompanyRecord | null;
   filings: FilingRecord[];
   skipped: SkippedRecord[];
+  /**
+   * The earliest `filingFrom` of the paged files a main file lists (`filings.files`): the date
+   * of the company's first filing even when those files are not at hand. Null for a paged file.
+   */
+  listedFrom: string | null;
 }
 
 const PAGED_NAME = /^CIK(\d{10})-submissions-\d+\.json$/i;
 const ACCESSION = /^\d{10}-\d{2}-\d{6}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Parses either kind of submissions file, told apart by its name. */
 export function parseSubmissions(text: string, file: string, opts: ParseOptions = {}): SubmissionsFile {
   const json = parseJson(text, file);
   if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
   const paged = PAGED_NAME.exec(basename(file));
-  if (paged) return { company: null, ...parseFilingColumns(json, paged[1] as string, file, "", opts) };
+  if (paged)
+    return { company: null, listedFrom: null, ...parseFilingColumns(json, paged[1] as string, file, "", opts) };
   const cik = normalizeCik(json.cik);
   if (!cik) throw new ImportError(file, null, `cik ${JSON.stringify(json.cik)} is not a CIK`);
   const filings = isObject(json.filings) ? json.filings : null;
   if (!filings || !isObject(filings.recent)) throw new ImportError(file, null, "filings.recent is missing");
   return {
     company: companyRecord(json, cik),
+    listedFrom: earliestListed(filings.files),
     ...parseFilingColumns(filings.recent, cik, file, "filings.recent.", opts),
   };
+}
+
+/** The earliest valid `filingFrom` date of a main file's `filings.files` list, else null. */
+function earliestListed(files: unknown): string | null {
+  if (!Array.isArray(files)) return null;
+  let earliest: string | null = null;
+  for (const f of files) {
+    const from = isObject(f) ? text(f.filingFrom) : null;
+    if (from !== null && DATE.test(from) && (earliest === null || from < earliest)) earliest = from;
+  }
+  return earliest;
 }
 
 function companyRecord(json: JsonObject, cik: string): CompanyRecord {
