@@ -67,7 +67,11 @@ export function parseSubmissions(text: string, file: string, opts: ParseOptions 
   if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
   const paged = PAGED_NAME.exec(basename(file));
   if (paged)
-    return { company: null, listedFrom: null, ...parseFilingColumns(json, paged[1] as string, file, "", opts) };
+    return {
+      company: null,
+      listedFrom: null,
+      ...parseFilingColumns(json, paged[1] as string, file, "", opts),
+    };
   const cik = normalizeCik(json.cik);
   if (!cik) throw new ImportError(file, null, `cik ${JSON.stringify(json.cik)} is not a CIK`);
   const filings = isObject(json.filings) ? json.filings : null;
