@@ -4,6 +4,33 @@
  * so formulas can be written without guarding each division.
  */
 
+/** Floating-point noise of sums and differences removed (0.1 + 0.2 → 0.3, 3.072000…05 → 3.072). */
+export function tidy(x: number): number {
+  return Number.isInteger(x) ? x : Number(x.toPrecision(15));
+}
+
+/** The decimals a number is written with (170.729996 → 6), at most 12. */
+function decimalsOf(x: number): number {
+  const text = String(x);
+  if (text.includes("e")) return 12;
+  const point = text.indexOf(".");
+  return point < 0 ? 0 : Math.min(12, text.length - point - 1);
+}
+
+/**
+ * The sum of decimal amounts (negate one for a difference) with the decimals they are written
+ * with, so no binary noise: 170.729996 − 169 = 1.729996, not 1.7299959999999999.
+ */
+export function decimalSum(values: readonly number[]): number {
+  let sum = 0;
+  let decimals = 0;
+  for (const v of values) {
+    sum += v;
+    decimals = Math.max(decimals, decimalsOf(v));
+  }
+  return Number(sum.toFixed(decimals));
+}
+
 /** `x` when it is a finite number, else null. */
 export function finiteOrNull(x: number | null | undefined): number | null {
   return typeof x === "number" && Number.isFinite(x) ? x : null;

@@ -85,6 +85,9 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       const ttm = rows.filter((r) => r.date > from && r.date <= last.date).reduce((s, r) => s + r.amount, 0);
       expect(ttm).toBeGreaterThan(0);
       expectRel(d.dps_ttm, ttm, `${ticker} dps_ttm`);
+      // A sum of amounts with at most ten decimals has at most ten: O's is 3.072, not
+      // 3.0720000000000005.
+      expect(d.dps_ttm, `${ticker} dps_ttm`).toBe(Number(ttm.toFixed(10)));
       expectRel(d.dividend_yield_ttm, ttm / last.close, `${ticker} dividend_yield_ttm`);
       expect(d.dividend_frequency).toBe(frequency);
       // The frequency from the file: the median gap of the last six distinct ex-dates.

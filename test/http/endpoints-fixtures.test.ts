@@ -252,6 +252,9 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
           volume: last.volume,
         });
         expect(quote.change_percent as number).toBeCloseTo((last.close - prev.close) / prev.close, 12);
+        // The CSV's closes have six decimals, so their difference has too: AAPL 170.729996 −
+        // 169.000000 = 1.729996, not 1.7299959999999999.
+        expect(quote.change).toBe(Number((last.close - prev.close).toFixed(6)));
       });
     }
 

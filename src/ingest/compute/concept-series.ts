@@ -7,6 +7,7 @@
  * `firstFiled` keeps the earliest filing date of that period, `lastFiled` the date of the
  * value used. The period keeps its own dates, hence its fiscal label.
  */
+import { tidy } from "../../domain/ratios.ts";
 import type { XbrlFact } from "../sources/companyfacts.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
 import { dayOf, isStatementForm, type QuarterCount, quartersSpanned } from "./xbrl-scan.ts";
@@ -31,11 +32,6 @@ const START_TOLERANCE_DAYS = 10;
 
 /** The later of two ISO dates. */
 export const later = (a: string, b: string): string => (a > b ? a : b);
-
-/** Floating-point noise of sums and differences removed (per-share sums like 0.1 + 0.2). */
-export function tidy(x: number): number {
-  return Number.isInteger(x) ? x : Number(x.toPrecision(15));
-}
 
 /** a + b (or a − b) carrying the later of the filing dates: known once both parts are known. */
 export function combine(a: Sourced, b: Sourced, sign: 1 | -1): Sourced {

@@ -3,7 +3,7 @@
  * plus the per-share dividend helpers shared with valuation and growth.
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
-import { ratioOverPositive } from "../../domain/ratios.ts";
+import { decimalSum, ratioOverPositive } from "../../domain/ratios.ts";
 import { addDays, addYears, daysBetween } from "./date-math.ts";
 import type { DividendRow, PriceBar } from "./inputs.ts";
 import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./prices.ts";
@@ -60,10 +60,11 @@ export function sortedDividends(rows: readonly DividendRow[]): DividendRow[] {
 export function trailingDividendSum(rows: readonly DividendRow[] | null, date: string): number | null {
   if (rows === null) return null;
   const from = addDays(date, -TTM_DAYS);
-  let sum = 0;
-  for (const r of rows)
-    if (r.ex_date > from && r.ex_date <= date && Number.isFinite(r.amount)) sum += r.amount;
-  return sum;
+  return decimalSum(
+    rows
+      .filter((r) => r.ex_date > from && r.ex_date <= date && Number.isFinite(r.amount))
+      .map((r) => r.amount),
+  );
 }
 
 /** Median of the gaps in days between consecutive distinct dates (ascending input). */
@@ -141,7 +142,7 @@ function forwardDividends(
   if (payment === null || frequency === null || frequency === "irregular") return null;
   const perYear = PAYMENTS_PER_YEAR[frequency];
   const overdue = daysBetween(payment.ex_date, asOf) > 365 / perYear + OVERDUE_GRACE_DAYS;
-  return overdue ? null : payment.amount * perYear;
+  return overdue ? null : decimalSum(Array(perYear).fill(payment.amount));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { QuoteRow } from "../../domain/quote.ts";
+import { decimalSum } from "../../domain/ratios.ts";
 import type { PriceRow } from "../sources/prices.ts";
 
 /**
@@ -20,7 +21,7 @@ export function computeQuote(securityId: string, rows: readonly PriceRow[]): Quo
     high = Math.max(high, row.high ?? row.close);
     low = Math.min(low, row.low ?? row.close);
   }
-  const change = previous ? last.close - previous.close : null;
+  const change = previous ? decimalSum([last.close, -previous.close]) : null;
   return {
     security_id: securityId,
     date: last.date,

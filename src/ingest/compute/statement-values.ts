@@ -3,17 +3,11 @@
  * and TTM period of the fiscal calendar. A field takes, per period, the first concept of its
  * priority list that has a value for that period; signs come from the mapping table.
  */
+
+import { tidy } from "../../domain/ratios.ts";
 import type { FieldMapping } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
-import {
-  annualValue,
-  ConceptSeries,
-  combine,
-  later,
-  quarterValues,
-  type Sourced,
-  tidy,
-} from "./concept-series.ts";
+import { annualValue, ConceptSeries, combine, later, quarterValues, type Sourced } from "./concept-series.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
 import type { SplitEvent } from "./inputs.ts";
 import { splitRatio } from "./splits.ts";

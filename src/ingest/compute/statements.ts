@@ -23,6 +23,7 @@
  *   count); last_filed: the latest filing date of a value used.
  */
 import { industryTemplate } from "../../domain/industry.ts";
+import { tidy } from "../../domain/ratios.ts";
 import {
   BALANCE_SHEET_FIELDS,
   type BalanceSheetField,
@@ -36,7 +37,6 @@ import {
 import { applyDerivedRules } from "../../domain/xbrl-derived.ts";
 import { CURRENCY_FIELDS, FIELD_MAPPINGS } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
-import { tidy } from "./concept-series.ts";
 import { fromDayNumber } from "./date-math.ts";
 import {
   buildFiscalCalendar,
