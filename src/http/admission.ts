@@ -14,8 +14,7 @@ const DIGITS = /^[0-9]{1,9}$/;
 
 /**
  * The checks every request passes before anything else: GET or HEAD only, a bounded URL,
- * no key in the query string, counts written as digits. Returns the error to answer with, or
- * null.
+ * no key in the query string. Returns the error to answer with, or null.
  */
 export function admissionError(request: Request, url: URL): ApiError | null {
   if (request.method !== "GET" && request.method !== "HEAD") {
@@ -42,12 +41,19 @@ export function admissionError(request: Request, url: URL): ApiError | null {
       "API keys go in the Authorization header (Bearer), never in the URL",
     );
   }
-  if (url.search !== "") {
-    for (const name of COUNT_PARAMS) {
-      const value = url.searchParams.get(name);
-      if (value !== null && !DIGITS.test(value)) {
-        return invalidParameter("query", name, "must be a positive integer written in digits");
-      }
+  return null;
+}
+
+/**
+ * Counts written as digits, checked once the key is (a bad key is a 401 whatever the query
+ * says). Returns the error to answer with, or null.
+ */
+export function countError(url: URL): ApiError | null {
+  if (url.search === "") return null;
+  for (const name of COUNT_PARAMS) {
+    const value = url.searchParams.get(name);
+    if (value !== null && !DIGITS.test(value)) {
+      return invalidParameter("query", name, "must be a positive integer written in digits");
     }
   }
   return null;

@@ -4,7 +4,7 @@ import type { Limits } from "../config.ts";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
-import { admissionError, rateLimited, unauthorized } from "./admission.ts";
+import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
 import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, sizeOf, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
@@ -176,6 +176,8 @@ export class Edge {
       return this.serve(request, url, requestId, startedAt, null, {}, dispatch, () => {});
     const key = this.authenticate(request, addressOf);
     if (!("id" in key)) return fail(key.error);
+    const badCount = countError(url);
+    if (badCount) return fail(badCount, key);
     const rate = this.rate.take(key.id);
     if (!rate.ok) return fail(rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0)), key);
     if (!this.inFlight.enter(key.id))

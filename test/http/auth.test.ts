@@ -53,6 +53,25 @@ describe("authentication", () => {
     expect(server.accounts.getBalance(expired.userId)).toBe(10);
   });
 
+  test("a bad key is a 401 whatever the query says; a good key with a count not in digits is a free 400", async () => {
+    const { key, userId } = server.newKey(10);
+    const path = "/securities/DWGT/insider_tradings?limit=abc";
+    for (const headers of [{}, { authorization: "Bearer sk_bogus" }] as Record<string, string>[]) {
+      const res = await fetch(`${server.url}${path}`, { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+    }
+    const bad = await server.get(path, key);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()) as object).toMatchObject({ errors: [{ in: "query", name: "limit" }] });
+    expect([bad.headers.get("x-credits-charged"), bad.headers.get("x-credits-remaining")]).toEqual([
+      "0",
+      "10",
+    ]);
+    // A public path takes no counts: its query is not checked.
+    expect((await fetch(`${server.url}/health?page=x`)).status).toBe(200);
+    expect(server.accounts.getBalance(userId)).toBe(10);
+  });
+
   test("the scheme's case does not matter (RFC 9110): bearer and BEARER authenticate like Bearer", async () => {
     const { key, userId } = server.newKey(10);
     for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
