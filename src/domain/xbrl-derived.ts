@@ -7,7 +7,7 @@
  * sums of quarters; a ratio is therefore the ratio of the TTM sums, not a sum of ratios.
  * Signs follow `xbrl-mapping.ts`: capital expenditure and debt repayments are negative.
  */
-import { difference, ratioOverPositive, sumPresent } from "./ratios.ts";
+import { decimalSum, difference, ratioOverPositive, sumPresent } from "./ratios.ts";
 
 /** Reads a field of the same period (statement fields and aux helper lines alike). */
 export type FieldReader = (field: string) => number | null;
@@ -98,6 +98,23 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
       return depreciation === null ? null : sumPresent(depreciation, g("aux_amortization"));
     },
   },
+  ...(["cash_flow_depreciation_depletion_amortization", "depreciation_and_amortization"] as const).map(
+    (field): DerivedRule => ({
+      // A D&A line smaller than the amortization of intangibles cannot include it: it is
+      // the depreciation of property with the acquired intangibles amortized on a line of
+      // their own (Marvell's FY2023: 304.9M and 1,087.4M).
+      field,
+      rule: "as reported, plus AmortizationOfIntangibleAssets when that is larger than the reported D&A (which then cannot include it)",
+      replaces: true,
+      compute: (g) => {
+        const reported = g(field);
+        const amortization = g("aux_amortization");
+        return reported !== null && amortization !== null && amortization > reported
+          ? decimalSum([reported, amortization])
+          : reported;
+      },
+    }),
+  ),
   {
     field: "depreciation_and_amortization",
     rule: "the cash-flow add-back (few filers show D&A as an income-statement line)",

@@ -429,6 +429,30 @@ describe("values, restatements and labels", () => {
     expect(separate.long_term_debt).toBe(265_886);
   });
 
+  test("a D&A line smaller than the amortization of intangibles does not include it: both count", () => {
+    const da = (reported: number, amortization: number) => {
+      const out = computeStatements(
+        syntheticCompany([
+          flow("Revenues", "2022-01-30", "2023-01-28", 5_920),
+          flow("OperatingIncomeLoss", "2022-01-30", "2023-01-28", 238),
+          flow("DepreciationAndAmortization", "2022-01-30", "2023-01-28", reported),
+          flow("AmortizationOfIntangibleAssets", "2022-01-30", "2023-01-28", amortization),
+        ]),
+      );
+      const income = periodAt(out.income_statement, "annual", "2023-01-28").values;
+      const cash = periodAt(out.cash_flow_statement, "annual", "2023-01-28").values;
+      return [
+        cash.cash_flow_depreciation_depletion_amortization,
+        income.depreciation_and_amortization,
+        income.ebitda,
+      ];
+    };
+    // Property depreciation 304.9 beside 1,087.4 of acquired-intangible amortization.
+    expect(da(304.9, 1_087.4)).toEqual([1_392.3, 1_392.3, 238 + 1_392.3]);
+    // A D&A line at least as large as the amortization may include it: as reported.
+    expect(da(1_392.3, 1_087.4)).toEqual([1_392.3, 1_392.3, 238 + 1_392.3]);
+  });
+
   test("short-term debt: borrowings + current portion of long-term debt, once when one line carries both tags", () => {
     const shortTerm = (borrowings: number, current: number) =>
       periodAt(

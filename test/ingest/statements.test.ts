@@ -323,12 +323,15 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
 
   test("D&A: the combined concept where tagged, else depreciation + amortization of intangibles (Marvell, TSM)", () => {
     const mrvl = company(MRVL);
-    // FY2023: DepreciationAndAmortization, although Depreciation alone was filed later.
+    // FY2023: DepreciationAndAmortization, although Depreciation alone was filed later; it is
+    // smaller than the year's AmortizationOfIntangibleAssets, so it cannot include it: both.
     const fy2023 = periodAt(mrvl.out.cash_flow_statement, "annual", "2023-01-28");
     const combined = rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
     const depreciation = rawFacts(mrvl.raw, "Depreciation", "USD", "2022-01-30", "2023-01-28");
     expect(depreciation.some((f) => f.filed > "2024-01-01" && f.val < combined)).toBe(true);
-    expect(fy2023.values.cash_flow_depreciation_depletion_amortization).toBe(combined);
+    const amortization = rawValue(mrvl.raw, ["AmortizationOfIntangibleAssets"], "2022-01-30", "2023-01-28");
+    expect(amortization).toBeGreaterThan(combined);
+    expect(fy2023.values.cash_flow_depreciation_depletion_amortization).toBe(combined + amortization);
     // FY2026: only the parts are tagged.
     const fy2026 = periodAt(mrvl.out.cash_flow_statement, "annual", "2026-01-31");
     expect(() => rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2025-02-02", "2026-01-31")).toThrow();
