@@ -29,7 +29,14 @@ export interface SearchPage {
  */
 export class SecurityIndex {
   private readonly byKey = new Map<string, Security>();
-  private readonly names: { security: Security; name: string; words: string[]; base: string }[] = [];
+  private readonly names: {
+    security: Security;
+    name: string;
+    words: string[];
+    /** The words joined by one space: "coca cola co" for COCA COLA CO and Coca-Cola Co. */
+    spaced: string;
+    base: string;
+  }[] = [];
 
   constructor(rows: Row[]) {
     for (const row of rows) {
@@ -38,7 +45,8 @@ export class SecurityIndex {
       const name = security.name.toLowerCase();
       // The ticker without its share class: BRK for BRK.A and BRK.B.
       const base = security.ticker_key.split(".")[0] ?? security.ticker_key;
-      this.names.push({ security, name, words: wordsOf(name), base });
+      const words = wordsOf(name);
+      this.names.push({ security, name, words, spaced: words.join(" "), base });
     }
   }
 
@@ -53,8 +61,8 @@ export class SecurityIndex {
 
   /**
    * Ranked search. Rank: exact ticker (or the ticker of every share class: BRK for BRK.A and
-   * BRK.B), ticker prefix, name starting with the query, every query word starting a word of
-   * the name ("apple" finds Apple Inc., not Pineapple); within a rank, active listings first,
+   * BRK.B), ticker prefix, name starting with the query (word by word, whatever stands between
+   * the words: "coca-cola" starts COCA COLA CO), every query word starting a word of the name ("apple" finds Apple Inc., not Pineapple); within a rank, active listings first,
    * then the larger company (the SEC lists tickers by market value: "meta" finds Meta
    * Platforms before Meta Materials), then the shorter name (the closer match), then the
    * shorter ticker, then alphabetical.
@@ -63,14 +71,15 @@ export class SecurityIndex {
     const key = tickerKey(query);
     const text = query.trim().toLowerCase();
     const queryWords = wordsOf(text);
+    const spacedQuery = queryWords.join(" ");
     const hits: { security: Security; rank: number; name: string }[] = [];
-    for (const { security, name, words, base } of this.names) {
+    for (const { security, name, words, spaced, base } of this.names) {
       const rank =
         security.ticker_key === key || base === key
           ? 0
           : security.ticker_key.startsWith(key)
             ? 1
-            : name.startsWith(text)
+            : spacedQuery !== "" && spaced.startsWith(spacedQuery)
               ? 2
               : queryWords.length > 0 && queryWords.every((q) => words.some((w) => w.startsWith(q)))
                 ? 3

@@ -27,11 +27,12 @@ let rankedKey: string;
  * company); AAA's name starts with "ab"; AA's name holds the word; ZZZ matches nothing. The
  * tickers that rank lower sort earlier alphabetically, so only the ranking can put them in
  * order. The rest match none of the "ab" queries: share classes of one base ticker (BRK),
- * names that start alike (Apple, Meta) or hold "apple" inside a word.
+ * names that start alike (Apple, Meta, Coca-Cola) or hold "apple" inside a word.
  */
 const RANKING_UNIVERSE: [number, string, string, string][] = [
   [320193, "Apple Inc.", "AAPL", "Nasdaq"],
   [1326801, "Meta Platforms, Inc.", "META", "Nasdaq"],
+  [21344, "COCA COLA CO", "KO", "NYSE"],
   [1067983, "Berkshire Hathaway Inc", "BRK-B", "NYSE"],
   [1067983, "Berkshire Hathaway Inc", "BRK-A", "NYSE"],
   [1001, "Zulu Holdings", "AB", "NYSE"],
@@ -44,6 +45,8 @@ const RANKING_UNIVERSE: [number, string, string, string][] = [
   [1008, "Apple iSports Group, Inc.", "AAPI", "Nasdaq"],
   [1010, "Meta Materials Inc.", "MMAT", "Nasdaq"],
   [1009, "Maui Land & Pineapple Company", "MLP", "NYSE"],
+  [1650107, "COCA-COLA EUROPACIFIC PARTNERS plc", "CCEP", "Nasdaq"],
+  [317540, "Coca-Cola Consolidated, Inc.", "COKE", "Nasdaq"],
 ];
 
 beforeAll(async () => {
@@ -93,6 +96,18 @@ describe("/securities/search ranking", () => {
     expect(tickersOf(await search(ranked, rankedKey, "query=apple"))).toEqual(["AAPL", "AAPI"]);
     expect(tickersOf(await search(ranked, rankedKey, "query=meta"))).toEqual(["META", "MMAT"]);
     expect(tickersOf(await search(ranked, rankedKey, "query=pineapple%20maui"))).toEqual(["MLP"]);
+  });
+
+  test("a name starts with the query word by word, whatever stands between the words (KO's COCA COLA CO)", async () => {
+    // The SEC lists The Coca-Cola Company as "COCA COLA CO": "coca-cola" starts it as much as
+    // it starts the bottlers' names, and the larger company comes first.
+    for (const query of ["coca-cola", "coca%20cola", "Coca-Cola%20"]) {
+      expect(tickersOf(await search(ranked, rankedKey, `query=${query}`)), query).toEqual([
+        "KO",
+        "CCEP",
+        "COKE",
+      ]);
+    }
   });
 
   test("pages of the ranked list: total, total_pages, and a page past the end is empty", async () => {
