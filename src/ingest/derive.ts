@@ -81,11 +81,13 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
       add("valuation_history", history.at(-1)?.date ?? null, { symbol, valuation_history: history });
     const points = computeValuationPoints({ ...base, estimates });
     if (points.points.length > 0) {
+      // The points are priced: their currency is the closes' (TSM's USD ADR, whose
+      // statements are in TWD), else the statements'.
       const metadata = pointsMetadata(
         symbol,
         points.calculation_version,
         lastPrice.date,
-        statements.currency,
+        input.priceCurrency ?? statements.currency,
       );
       add("valuation_points", lastPrice.date, { metadata, points: points.points });
     }

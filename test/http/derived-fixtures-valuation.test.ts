@@ -389,6 +389,13 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
     valuation_percentile_10y: number | null;
   };
 
+  test("TSM valuation-history: the points' currency is the ADR closes' (USD), not the statements' (TWD)", async () => {
+    const body = await get<{ metadata: Json; points: Point[] }>("/stocks/TSM/valuation-history");
+    const closes = readPriceCsv(join(root, "prices", "TSM.csv"));
+    expect(body.points.at(-1)?.price).toBe((closes.at(-1) as CsvPrice).close);
+    expect(body.metadata.currency).toBe("USD");
+  });
+
   for (const ticker of ["TSLA", "NVDA", "AAPL"]) {
     test(`${ticker} valuation-history points: today's share count on every month-end close`, async () => {
       const m = market(ticker);
