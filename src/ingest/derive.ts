@@ -5,12 +5,14 @@
 
 import type { DerivedKind } from "../domain/derived.ts";
 import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
+import { daysBetween } from "./compute/date-math.ts";
 import { computeDividendSnapshot } from "./compute/dividend.ts";
 import {
   computeEarnings,
   computeEstimates,
   EARNINGS_VERSION,
   ESTIMATES_VERSION,
+  REPORT_AFTER_ANNOUNCEMENT_DAYS,
 } from "./compute/earnings.ts";
 import { computeGrowth } from "./compute/growth.ts";
 import type { CompanyStatements, DividendRow, SharesObservation } from "./compute/inputs.ts";
@@ -44,7 +46,10 @@ export interface SecurityInputs {
   prices: readonly PriceRow[];
   dividends: readonly DividendRow[] | null;
   calendar: readonly CalendarRow[];
+  /** Filing dates of the periodic reports (10-K, 10-Q, 20-F, 40-F). */
   reportDates: readonly string[];
+  /** Filing dates of the results announcements of those reports (8-K item 2.02: import.ts). */
+  resultsDates: readonly string[];
   estimates: EstimateSignalsRow | null;
   history: EarningsHistory | null;
   growth: GrowthSignalsRow | null;
@@ -238,18 +243,19 @@ function latestFiling(statements: CompanyStatements): string | null {
  * it has neither, and the importer then uses the snapshot's data date.
  */
 export function ownAsOf(input: SecurityInputs): string | null {
-  const dates = [input.prices.at(-1)?.date, ...releaseDates(input)].filter(
+  const dates = [input.prices.at(-1)?.date, ...input.resultsDates, ...reportingDates(input)].filter(
     (d): d is string => d !== undefined,
   );
   return dates.length > 0 ? (dates.sort().at(-1) ?? null) : null;
 }
 
 /**
- * Earnings release dates: the submissions' periodic report dates, the first filing dates of
- * the statements' periods and the reported dates of an imported earnings history's quarters
- * with a reported EPS (a semi-annual reporter's other quarters published none).
+ * Dates a company reported results on: the submissions' periodic report dates, the first
+ * filing dates of the statements' periods and the reported dates of an imported earnings
+ * history's quarters with a reported EPS (a semi-annual reporter's other quarters published
+ * none).
  */
-function releaseDates(input: SecurityInputs): string[] {
+function reportingDates(input: SecurityInputs): string[] {
   const fromStatements = (input.statements?.income_statement ?? [])
     .filter((p) => p.period_type !== "ttm")
     .map((p) => p.first_filed);
@@ -257,7 +263,19 @@ function releaseDates(input: SecurityInputs): string[] {
     .filter((q) => q.reported_eps !== null)
     .map((q) => q.reported_date)
     .filter((d): d is string => d !== null);
-  return [...new Set([...input.reportDates, ...fromStatements, ...fromHistory])].sort();
+  return [...input.reportDates, ...fromStatements, ...fromHistory];
+}
+
+/**
+ * Earnings release dates: the results announcements (8-K item 2.02 before a report: Apple's
+ * of 2026-01-29, a day before its 10-Q), and the reporting dates that no announcement
+ * preceded by up to 45 days (a company that announces nothing on an 8-K releases with its
+ * report).
+ */
+function releaseDates(input: SecurityInputs): string[] {
+  const announced = (date: string) =>
+    input.resultsDates.some((r) => r <= date && daysBetween(r, date) <= REPORT_AFTER_ANNOUNCEMENT_DAYS);
+  return [...new Set([...input.resultsDates, ...reportingDates(input).filter((d) => !announced(d))])].sort();
 }
 
 /** The earnings and estimates documents of a security as of `asOf`. */

@@ -5,7 +5,8 @@ import { isTickerLike, normalizeCik, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
-import { EARNINGS_VERSION, ESTIMATES_VERSION } from "./compute/earnings.ts";
+import { daysBetween } from "./compute/date-math.ts";
+import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "./compute/earnings.ts";
 import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";
 import { ImportError } from "./errors.ts";
@@ -119,7 +120,7 @@ function companyJobs(
   market: MarketSources,
   securities: Map<string, SecurityRow>,
   priceFiles: Map<string, string>,
-  reportDates: Map<string, string[]>,
+  releaseFilings: Map<string, ReleaseFilings>,
   sics: Map<string, string | null>,
 ): CompanyJob[] {
   const calendar = Map.groupBy(market.calendar, (c) => tickerKey(c.ticker));
@@ -131,7 +132,8 @@ function companyJobs(
     market: {
       dividends: market.dividends.get(s.ticker_key) ?? null,
       calendar: calendar.get(s.ticker_key) ?? [],
-      reportDates: s.cik ? (reportDates.get(s.cik) ?? []) : [],
+      reportDates: (s.cik ? releaseFilings.get(s.cik)?.reports : undefined) ?? [],
+      resultsDates: (s.cik ? releaseFilings.get(s.cik)?.results : undefined) ?? [],
       estimates: market.estimates.get(s.ticker_key) ?? null,
       history: market.histories.get(s.ticker_key) ?? null,
       growth: market.growth.get(s.ticker_key) ?? null,
@@ -281,16 +283,47 @@ function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], fi
 }
 
 /** Filing dates of each company's periodic reports (10-K, 10-Q, 20-F, 40-F; not amendments). */
-function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/**
+ * By CIK, the dates of its periodic reports (10-K, 10-Q, 20-F, 40-F; amendments excluded) and
+ * of the results announcements that released them: of the 8-Ks with item 2.02 ("Results of
+ * Operations and Financial Condition") filed up to 45 days before a report, the latest. Other
+ * 8-Ks under that item are no earnings release (Tesla's quarterly deliveries, two days
+ * after the quarter; its results come three weeks later, a day before the 10-Q). Both
+ * ascending.
+ */
+function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, ReleaseFilings> {
+  const reports = new Map<string, string[]>();
+  const announcements = new Map<string, string[]>();
   for (const f of filings) {
-    if (!/^(10-K|10-Q|20-F|40-F)$/.test(f.form)) continue;
-    const list = out.get(f.cik) ?? [];
-    list.push(f.filing_date);
-    out.set(f.cik, list);
+    const into = /^(10-K|10-Q|20-F|40-F)$/.test(f.form)
+      ? reports
+      : f.form === "8-K" && (f.items ?? "").split(",").includes("2.02")
+        ? announcements
+        : null;
+    if (into === null) continue;
+    const dates = into.get(f.cik) ?? [];
+    dates.push(f.filing_date);
+    into.set(f.cik, dates);
   }
-  for (const list of out.values()) list.sort();
+  const out = new Map<string, ReleaseFilings>();
+  for (const [cik, dates] of reports) {
+    dates.sort();
+    const candidates = announcements.get(cik) ?? [];
+    const results = dates
+      .map((d) =>
+        candidates
+          .filter((a) => a <= d && daysBetween(a, d) <= REPORT_AFTER_ANNOUNCEMENT_DAYS)
+          .reduce<string | null>((latest, a) => (latest === null || a > latest ? a : latest), null),
+      )
+      .filter((a): a is string => a !== null);
+    out.set(cik, { reports: dates, results: [...new Set(results)].sort() });
+  }
   return out;
+}
+
+interface ReleaseFilings {
+  reports: string[];
+  results: string[];
 }
 
 function cikOfFile(file: string): string {

@@ -60,6 +60,22 @@ function reportDates(ticker: string): string[] {
   return [...new Set(dates)].sort().reverse();
 }
 
+/**
+ * Earnings release dates, newest first: for each 10-Q/10-K, the latest 8-K with item 2.02
+ * (results of operations) filed up to 45 days before it, else the report's own date.
+ */
+function releaseDates(ticker: string): string[] {
+  const results = filingsOf(ticker)
+    .filter((f) => f.form === "8-K" && f.items.split(",").includes("2.02"))
+    .map((f) => f.filingDate);
+  const release = (report: string) =>
+    results
+      .filter((r) => r <= report && daysBetween(r, report) <= 45)
+      .sort()
+      .at(-1) ?? report;
+  return [...new Set(reportDates(ticker).map(release))].sort().reverse();
+}
+
 describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real data (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(root);
   const get = <T = Json>(path: string) => fixtures.get<T>(path);
@@ -156,8 +172,14 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   type Earnings = { symbol: string; metadata: Json; earnings: Record<string, number | string | null> };
 
   for (const ticker of ["AAPL", "TSLA"]) {
-    test(`${ticker} earnings: release dates from the submissions, latest-quarter EPS from the facts`, async () => {
-      const dates = reportDates(ticker);
+    test(`${ticker} earnings: release dates from the submissions' results 8-Ks, latest-quarter EPS from the facts`, async () => {
+      const dates = releaseDates(ticker);
+      const reports = reportDates(ticker);
+      // Apple announced on 2026-01-29 (8-K item 2.02) and filed its 10-Q on 2026-01-30;
+      // Tesla on 2026-01-28, before its 10-K of 2026-01-29. Tesla's deliveries 8-Ks, under
+      // the same item two days after each quarter (2026-01-02), release no earnings.
+      expect((dates[0] as string) < (reports[0] as string)).toBe(true);
+      if (ticker === "TSLA") expect(dates.slice(0, 2)).toEqual(["2026-01-28", "2025-10-22"]);
       const raw = factsOf(root, ticker);
       const body = await get<Earnings>(`/stocks/${ticker}/earnings`);
       expect(body.symbol).toBe(ticker);
@@ -165,7 +187,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       expect(e.latest_earnings_release_date).toBe(dates[0] as string);
       expect(e.past_earnings_date).toBe(dates[1] as string);
       // "Now" is the later of the last price (2024-03-08) and the latest report.
-      expect(body.metadata.as_of_date).toBe(dates[0] as string);
+      expect(body.metadata.as_of_date).toBe(reports[0] as string);
       // No calendar row for these tickers in calendar/*.json: nothing upcoming, no estimates.
       expect(readNasdaqCalendar(root).some((r) => r.symbol === ticker)).toBe(false);
       expect(e.next_earnings_date).toBeNull();

@@ -66,6 +66,8 @@ export interface FilingColumns {
   form: string[];
   primaryDocument: string[];
   primaryDocDescription: string[];
+  /** An 8-K's item numbers ("2.02,9.01"); absent from some files. */
+  items?: string[];
 }
 
 export interface Submissions {
@@ -87,6 +89,7 @@ export interface RawFiling {
   reportDate: string;
   form: string;
   primaryDocument: string;
+  items: string;
 }
 
 /** Row view of columnar filings. */
@@ -97,6 +100,7 @@ export function filingRows(cols: FilingColumns): RawFiling[] {
     reportDate: cols.reportDate[i] ?? "",
     form: cols.form[i] as string,
     primaryDocument: cols.primaryDocument[i] ?? "",
+    items: cols.items?.[i] ?? "",
   }));
 }
 

@@ -124,6 +124,7 @@ function inputs(over: Partial<SecurityInputs> = {}): SecurityInputs {
     dividends: null,
     calendar: [],
     reportDates: [],
+    resultsDates: [],
     estimates: null,
     history: null,
     growth: null,

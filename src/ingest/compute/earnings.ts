@@ -11,6 +11,9 @@ import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.t
 import { daysBetween } from "./date-math.ts";
 
 export const EARNINGS_VERSION = "earnings-2026.11.5";
+
+/** A report this many days or fewer after a results announcement is that announcement's. */
+export const REPORT_AFTER_ANNOUNCEMENT_DAYS = 45;
 export const ESTIMATES_VERSION = "estimates-2026.11.1";
 
 /**

@@ -43,6 +43,8 @@ export interface FilingRecord {
   acceptance_date_time: string | null;
   primary_document: string | null;
   primary_doc_description: string | null;
+  /** An 8-K's item numbers ("2.02,9.01"), null when none are given; not a snapshot column. */
+  items: string | null;
 }
 
 export interface SubmissionsFile {
@@ -176,6 +178,7 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
   const accepted = column("acceptanceDateTime", false);
   const primaryDoc = column("primaryDocument", false);
   const primaryDesc = column("primaryDocDescription", false);
+  const items = column("items", false);
   if (form.length !== accession.length || filingDate.length !== accession.length) {
     throw new ImportError(file, null, `${path}accessionNumber, form and filingDate differ in length`);
   }
@@ -198,6 +201,7 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
           acceptance_date_time: timestamp(accepted[i]),
           primary_document: text(primaryDoc[i]),
           primary_doc_description: text(primaryDesc[i]),
+          items: text(items[i]),
         };
       },
       `${path}[${i}]`,
