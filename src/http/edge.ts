@@ -176,10 +176,12 @@ export class Edge {
       return this.serve(request, url, requestId, startedAt, null, {}, dispatch, () => {});
     const key = this.authenticate(request, addressOf);
     if (!("id" in key)) return fail(key.error);
-    const badCount = countError(url);
-    if (badCount) return fail(badCount, key);
     const rate = this.rate.take(key.id);
     if (!rate.ok) return fail(rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0)), key);
+    // A bad count is a 400 like any other bad parameter: after the rate limit, before the
+    // call takes an in-flight place.
+    const badCount = countError(url);
+    if (badCount) return fail(badCount, key);
     if (!this.inFlight.enter(key.id))
       return fail(rateLimited("too many calls of this key in flight", 1), key);
     // The in-flight place is given back when the routed work ends, not when a 503 is sent.

@@ -282,13 +282,14 @@ function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], fi
   }
 }
 
-/** Filing dates of each company's periodic reports (10-K, 10-Q, 20-F, 40-F; not amendments). */
 /**
  * By CIK, the dates of its periodic reports (10-K, 10-Q, 20-F, 40-F; amendments excluded) and
  * of the results announcements that released them: of the 8-Ks with item 2.02 ("Results of
  * Operations and Financial Condition") filed up to 45 days before a report, the latest. Other
  * 8-Ks under that item are no earnings release (Tesla's quarterly deliveries, two days
- * after the quarter; its results come three weeks later, a day before the 10-Q). Both
+ * after the quarter; its results come three weeks later, a day before the 10-Q), and one
+ * filed within three days after another is its follow-up (Expedia's post-earnings 8-K of
+ * 2020-07-31, a day after its results): the first of such a run is the release. Both
  * ascending.
  */
 function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, ReleaseFilings> {
@@ -308,7 +309,7 @@ function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, Release
   const out = new Map<string, ReleaseFilings>();
   for (const [cik, dates] of reports) {
     dates.sort();
-    const candidates = announcements.get(cik) ?? [];
+    const candidates = firstOfRuns(announcements.get(cik) ?? [], FOLLOW_UP_DAYS);
     const results = dates
       .map((d) =>
         candidates
@@ -324,6 +325,20 @@ function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, Release
 interface ReleaseFilings {
   reports: string[];
   results: string[];
+}
+
+/** An announcement this many days or fewer after another is its follow-up. */
+const FOLLOW_UP_DAYS = 3;
+
+/** Of dates that follow each other by `days` or fewer, the first of each run; ascending. */
+function firstOfRuns(dates: readonly string[], days: number): string[] {
+  const out: string[] = [];
+  let previous: string | null = null;
+  for (const d of [...dates].sort()) {
+    if (previous === null || daysBetween(previous, d) > days) out.push(d);
+    previous = d;
+  }
+  return out;
 }
 
 function cikOfFile(file: string): string {

@@ -62,12 +62,15 @@ function reportDates(ticker: string): string[] {
 
 /**
  * Earnings release dates, newest first: for each 10-Q/10-K, the latest 8-K with item 2.02
- * (results of operations) filed up to 45 days before it, else the report's own date.
+ * (results of operations) filed up to 45 days before it, else the report's own date; an 8-K
+ * within three days after another is its follow-up, not a release.
  */
 function releaseDates(ticker: string): string[] {
-  const results = filingsOf(ticker)
+  const all = filingsOf(ticker)
     .filter((f) => f.form === "8-K" && f.items.split(",").includes("2.02"))
-    .map((f) => f.filingDate);
+    .map((f) => f.filingDate)
+    .sort();
+  const results = all.filter((d, i) => i === 0 || daysBetween(all[i - 1] as string, d) > 3);
   const release = (report: string) =>
     results
       .filter((r) => r <= report && daysBetween(r, report) <= 45)
