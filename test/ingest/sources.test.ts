@@ -206,6 +206,49 @@ describe.skipIf(!FIXTURES)("Alpha Vantage EARNINGS on the real files", () => {
     });
   });
 
+  test("an estimate of 0 without a surprise percentage is none; a semi-annual reporter's EPS of 0 is none either (UL)", () => {
+    const ul = history("estimates/alphavantage_earnings_UL.json").quarterly;
+    const at = (end: string) => ul.find((q) => q.fiscal_date_ending === end);
+    // 2020-12-31: reportedEPS "2.48", estimatedEPS "0", surprisePercentage "None".
+    expect(at("2020-12-31")).toMatchObject({ reported_eps: 2.48, estimated_eps: null, surprise: null });
+    // 2022-09-30: reportedEPS "0" against "1.12" (-100%): a quarter UL published no EPS for,
+    // as 2023-03-31 ("0" against "0") shows the file has them.
+    for (const end of ["2022-09-30", "2023-03-31"])
+      expect(at(end), end).toMatchObject({
+        reported_eps: null,
+        estimated_eps: null,
+        surprise: null,
+        surprise_ratio: null,
+      });
+  });
+
+  test("without such quarters an EPS of 0 is a break-even quarter", () => {
+    const file = JSON.stringify({
+      symbol: "BRKE",
+      annualEarnings: [],
+      quarterlyEarnings: [
+        {
+          fiscalDateEnding: "2024-03-31",
+          reportedDate: "2024-04-25",
+          reportedEPS: "0",
+          estimatedEPS: "0.05",
+          surprise: "-0.05",
+          surprisePercentage: "-100",
+        },
+        {
+          fiscalDateEnding: "2023-12-31",
+          reportedDate: "2024-02-01",
+          reportedEPS: "0.1",
+          estimatedEPS: "0.08",
+          surprise: "0.02",
+          surprisePercentage: "25",
+        },
+      ],
+    });
+    const [h] = parseAlphaVantageEarnings(file, "estimates/BRKE.json").rows;
+    expect(h?.quarterly[0]).toMatchObject({ reported_eps: 0, estimated_eps: 0.05, surprise_ratio: -1 });
+  });
+
   test("year-to-date annual entries are marked partial, complete years are not", () => {
     const partialOf = (ticker: string) =>
       history(`estimates/alphavantage_earnings_${ticker}.json`)

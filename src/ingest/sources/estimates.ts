@@ -17,11 +17,13 @@
  *   usual fiscal-year-end month (the most common month among the annual entries), or
  *   when it is the newest entry and fewer than 4 quarterly entries fall in the 12 months
  *   it ends (NVO "2024-12-31" = Q1–Q3 2024).
- * - Semi-annual reporters (RIO, UL) have quarterly entries with reportedEPS "0",
- *   estimatedEPS "0" and surprisePercentage "None" for the quarters in which they published
- *   no EPS. Such an entry is kept with its EPS, estimate and surprise null: no EPS was
- *   published, and a company that reports an EPS of exactly 0 against an estimate of exactly
- *   0 would have a surprise percentage of 0, not none.
+ * - An estimatedEPS of "0" with surprisePercentage "None" is no estimate (UL and RIO until
+ *   2021: every quarter so): estimate and surprise are null.
+ * - Semi-annual reporters (RIO, UL) have quarterly entries with reportedEPS "0" for the
+ *   quarters in which they published no EPS, with no estimate or with one (UL 2022-09-30:
+ *   "0" against "1.12", -100%). In a file with such a quarter without an estimate, every
+ *   quarter whose EPS is 0 is one: kept with its EPS, estimate and surprise null. Elsewhere
+ *   an EPS of 0 is a break-even quarter.
  *
  * **CSV: forward estimate signals** (spec §2.12), one or many securities per file; the
  * shared signals rules apply (see signals.ts: `ticker` and `as_of_date` required, at least
@@ -150,7 +152,7 @@ export function parseAlphaVantageEarnings(
   const label = (row: { fiscal_date_ending: string }) => `fiscalDateEnding ${row.fiscal_date_ending}`;
   const a = annual.resultKeepingLast(byEnd, label);
   const q = quarterly.resultKeepingLast(byEnd, label);
-  const quarters = newestFirst(q.rows);
+  const quarters = withoutUnpublished(newestFirst(q.rows));
   const history = { ticker, annual: markPartial(newestFirst(a.rows), quarters), quarterly: quarters };
   return { rows: [history], skipped: [...a.skipped, ...q.skipped] };
 }
@@ -185,16 +187,28 @@ function quarterFrom(item: unknown): QuarterlyEarnings {
   const reportTime = textProp(item, "reportTime");
   const reported = readNumber(textProp(item, "reportedEPS"), "reportedEPS");
   const estimated = readNumber(textProp(item, "estimatedEPS"), "estimatedEPS");
-  const unpublished = reported === 0 && estimated === 0 && percent === null;
+  const noEstimate = estimated === 0 && percent === null;
   return {
     fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding"),
     reported_date: readOptionalDate(textProp(item, "reportedDate"), "reportedDate"),
-    reported_eps: unpublished ? null : reported,
-    estimated_eps: unpublished ? null : estimated,
-    surprise: unpublished ? null : readNumber(textProp(item, "surprise"), "surprise"),
+    reported_eps: reported,
+    estimated_eps: noEstimate ? null : estimated,
+    surprise: noEstimate ? null : readNumber(textProp(item, "surprise"), "surprise"),
     surprise_ratio: percent === null ? null : roundDecimal(percent / 100),
     report_time: isMissing(reportTime) ? null : readEarningTime(reportTime, "reportTime"),
   };
+}
+
+/**
+ * The quarters of a reporter that publishes no EPS for some of them (an EPS of 0 without an
+ * estimate marks one): every quarter with an EPS of 0 has no EPS, estimate or surprise.
+ */
+function withoutUnpublished(quarters: QuarterlyEarnings[]): QuarterlyEarnings[] {
+  const zero = (q: QuarterlyEarnings) => q.reported_eps === 0;
+  if (!quarters.some((q) => zero(q) && q.estimated_eps === null)) return quarters;
+  return quarters.map((q) =>
+    zero(q) ? { ...q, reported_eps: null, estimated_eps: null, surprise: null, surprise_ratio: null } : q,
+  );
 }
 
 function newestFirst<T extends { fiscal_date_ending: string }>(rows: T[]): T[] {
