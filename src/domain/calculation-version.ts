@@ -11,7 +11,7 @@ export const CALCULATION_VERSION = {
   valuation: "valuation-2026.11.5",
   valuation_history: "valuation-history-2026.11.5",
   valuation_points: "valuation-points-2026.11.5",
-  dividend: "dividend-2026.11.3",
+  dividend: "dividend-2026.11.5",
 } as const;
 
 /** Name of a derived table that carries a calculation version. */

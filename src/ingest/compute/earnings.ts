@@ -14,7 +14,7 @@ export const EARNINGS_VERSION = "earnings-2026.11.5";
 
 /** A report this many days or fewer after a results announcement is that announcement's. */
 export const REPORT_AFTER_ANNOUNCEMENT_DAYS = 45;
-export const ESTIMATES_VERSION = "estimates-2026.11.1";
+export const ESTIMATES_VERSION = "estimates-2026.11.5";
 
 /**
  * Longest time from the end of the latest quarter on file to the latest release while the
