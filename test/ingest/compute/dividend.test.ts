@@ -22,7 +22,7 @@ describe("dividend snapshot", () => {
 
   test("is dated by the last price", () => {
     expect(d?.as_of_date).toBe("2024-03-08");
-    expect(d?.calculation_version).toBe("dividend-2026.11.3");
+    expect(d?.calculation_version).toBe("dividend-2026.11.5");
   });
   test("TTM dividends sum ex-dates in the 365 days up to the as-of date", () => {
     // (2023-03-09, 2024-03-08]: 0.20 + 0.22 + 0.22 + 0.22 = 0.86
