@@ -24,6 +24,13 @@ export interface CompanyTraits {
   isBank: boolean;
   /** A real estate investment trust: its SIC code is 6798 (submissions, listed-filer metadata). */
   isReit: boolean;
+  /**
+   * The period's fiscal year reports a D&A line smaller than its amortization of intangibles:
+   * the line leaves that amortization out (Marvell's FY2023: 304.9M and 1,087.4M). Decided on
+   * the year, so that one quarter's mistagged amortization (NVIDIA restated a 143M quarter as
+   * 518M) decides nothing.
+   */
+  daWithoutAmortization: boolean;
 }
 
 /** One derivation: `field` = `compute(...)`, described in words by `rule`. */
@@ -102,14 +109,14 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     (field): DerivedRule => ({
       // A D&A line smaller than the amortization of intangibles cannot include it: it is
       // the depreciation of property with the acquired intangibles amortized on a line of
-      // their own (Marvell's FY2023: 304.9M and 1,087.4M).
+      // their own.
       field,
-      rule: "as reported, plus AmortizationOfIntangibleAssets when that is larger than the reported D&A (which then cannot include it)",
+      rule: "as reported, plus AmortizationOfIntangibleAssets in a fiscal year whose annual D&A line is smaller than that amortization (so cannot include it)",
       replaces: true,
-      compute: (g) => {
+      compute: (g, company) => {
         const reported = g(field);
         const amortization = g("aux_amortization");
-        return reported !== null && amortization !== null && amortization > reported
+        return company.daWithoutAmortization && reported !== null && amortization !== null
           ? decimalSum([reported, amortization])
           : reported;
       },

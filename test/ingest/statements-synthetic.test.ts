@@ -453,6 +453,31 @@ describe("values, restatements and labels", () => {
     expect(da(1_392.3, 1_087.4)).toEqual([1_392.3, 1_392.3, 238 + 1_392.3]);
   });
 
+  test("the year decides whether D&A leaves amortization out: one quarter's larger amortization (a mistag) adds nothing", () => {
+    const q1 = (concept: string, val: number) => flow(concept, "2021-01-01", "2021-03-31", val);
+    const fy = (concept: string, val: number) => flow(concept, "2021-01-01", "2021-12-31", val);
+    const out = computeStatements(
+      syntheticCompany([
+        ...filing("0000000123-21-000001", "10-Q", 2021, "Q1", "2021-05-01", [
+          q1("Revenues", 5_000),
+          q1("NetIncomeLoss", 900),
+          q1("DepreciationDepletionAndAmortization", 298),
+          q1("AmortizationOfIntangibleAssets", 518),
+        ]),
+        ...filing("0000000123-22-000001", "10-K", 2021, "FY", "2022-02-15", [
+          fy("Revenues", 21_000),
+          fy("NetIncomeLoss", 4_000),
+          fy("DepreciationDepletionAndAmortization", 1_174),
+          fy("AmortizationOfIntangibleAssets", 563),
+        ]),
+      ]),
+    );
+    const da = (type: string) =>
+      periodAt(out.cash_flow_statement, type, type === "annual" ? "2021-12-31" : "2021-03-31").values
+        .cash_flow_depreciation_depletion_amortization;
+    expect([da("annual"), da("quarterly")]).toEqual([1_174, 298]);
+  });
+
   test("short-term debt: borrowings + current portion of long-term debt, once when one line carries both tags", () => {
     const shortTerm = (borrowings: number, current: number) =>
       periodAt(

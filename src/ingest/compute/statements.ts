@@ -107,9 +107,13 @@ export function computeStatements(
     isReit: industryTemplate(profile.sic) === "reit",
   };
   const latest: ShareBasis = { splits, date: null };
+  const daWithoutAmortization = yearsOfDaWithoutAmortization(periods);
   for (const period of periods) {
     const values = valuesOnLatestBasis(period, latest);
-    applyDerivedRules(values, traits);
+    applyDerivedRules(values, {
+      ...traits,
+      daWithoutAmortization: daWithoutAmortization.has(period.fiscalYear),
+    });
     const row = <F extends string>(fields: readonly F[], needsFlow: boolean) =>
       rowOf(fields, needsFlow, period, values, company.cik, currency);
     pushIfPresent(out.balance_sheet, row(BALANCE_SHEET_FIELDS, false));
@@ -145,6 +149,22 @@ function valuesOnLatestBasis(period: PeriodValues, latest: ShareBasis): Map<stri
     if (eps) values.set(perShare, tidy(eps.value / factor));
   }
   return values;
+}
+
+/**
+ * The fiscal years whose annual D&A line (as mapped) is smaller than their amortization of
+ * intangibles: that line leaves the amortization out (xbrl-derived.ts).
+ */
+function yearsOfDaWithoutAmortization(periods: readonly PeriodValues[]): Set<number> {
+  const years = new Set<number>();
+  for (const p of periods) {
+    if (p.type !== "annual") continue;
+    const value = (field: string) => p.base.get(field)?.value ?? null;
+    const da = value("cash_flow_depreciation_depletion_amortization") ?? value("depreciation_and_amortization");
+    const amortization = value("aux_amortization");
+    if (da !== null && amortization !== null && amortization > da) years.add(p.fiscalYear);
+  }
+  return years;
 }
 
 function computePeriods(
