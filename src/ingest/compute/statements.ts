@@ -160,7 +160,8 @@ function yearsOfDaWithoutAmortization(periods: readonly PeriodValues[]): Set<num
   for (const p of periods) {
     if (p.type !== "annual") continue;
     const value = (field: string) => p.base.get(field)?.value ?? null;
-    const da = value("cash_flow_depreciation_depletion_amortization") ?? value("depreciation_and_amortization");
+    const da =
+      value("cash_flow_depreciation_depletion_amortization") ?? value("depreciation_and_amortization");
     const amortization = value("aux_amortization");
     if (da !== null && amortization !== null && amortization > da) years.add(p.fiscalYear);
   }
