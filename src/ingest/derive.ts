@@ -202,7 +202,6 @@ function addFundamentals(
     statements,
     dividends: input.dividends,
     signals: input.growth,
-    basis,
     as_of: input.prices.at(-1)?.date,
   });
   if (growth)

@@ -9,7 +9,6 @@ import { yearOf } from "./date-math.ts";
 import { sortedDividends } from "./dividend.ts";
 import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts";
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";
-import { AFTER_EVERY_SPLIT, NO_SPLITS, perShareOnBasis, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
 /** Growth fields of spec §2.8 (fractions; 3y/5y share-count and dividend growth annualized). */
@@ -53,8 +52,6 @@ export interface GrowthInput {
   statements: CompanyStatements;
   dividends?: readonly DividendRow[] | null;
   signals?: GrowthSignals | null;
-  /** The share basis of share counts and EPS (default: no splits). */
-  basis?: ShareBasis;
   /** Snapshot date; calendar years before its year are complete. Default: the latest ex-date. */
   as_of?: string;
 }
@@ -109,14 +106,12 @@ type StatementGrowth = Omit<GrowthFields, "dividend_growth_3y" | "dividend_growt
 
 /**
  * Revenue, diluted EPS, FCF, book value per share (equity / diluted average shares) and
- * diluted share count growth; share counts and EPS are put on one share basis, so that a
- * split between two years is not growth.
+ * diluted share count growth. The statements carry every share count and EPS on one split
+ * basis (statements.ts), so a split between two years is not growth.
  */
-function statementGrowth(book: StatementBook, latest: FlowPeriod, basis: ShareBasis): StatementGrowth {
-  const shares = (p: FlowPeriod) =>
-    sharesOnBasis(fieldValue(p.income, "diluted_average_shares"), AFTER_EVERY_SPLIT, basis);
-  const eps = (p: FlowPeriod) =>
-    perShareOnBasis(fieldValue(p.income, "diluted_eps"), AFTER_EVERY_SPLIT, basis);
+function statementGrowth(book: StatementBook, latest: FlowPeriod): StatementGrowth {
+  const shares = (p: FlowPeriod) => fieldValue(p.income, "diluted_average_shares");
+  const eps = (p: FlowPeriod) => fieldValue(p.income, "diluted_eps");
   const equity = (p: FlowPeriod) =>
     fieldValue(book.balanceYearsBefore(p.period_end, 0), "total_stockholders_equity");
   const revenue = annualGrowth(book, latest, (p) => fieldValue(p.income, "revenue"));
@@ -156,7 +151,7 @@ export function computeGrowth(input: GrowthInput): GrowthResult | null {
   return {
     metadata: annualMetadata(latest, CALCULATION_VERSION.growth),
     growth: {
-      ...statementGrowth(book, latest, input.basis ?? NO_SPLITS),
+      ...statementGrowth(book, latest),
       dividend_growth_3y: finiteOrNull(signals?.dividend_growth_3y) ?? dividendCagr(rows, 3, input.as_of),
       dividend_growth_5y: finiteOrNull(signals?.dividend_growth_5y) ?? dividendCagr(rows, 5, input.as_of),
     },

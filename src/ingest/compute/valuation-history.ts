@@ -71,7 +71,7 @@ export function computeValuationHistory(
   const rows: ValuationHistoryRow[] = [];
   for (const bar of monthEndPrices(validPrices(input.prices))) {
     const known = inPriceCurrency(pit.at(bar.date), input.price_currency);
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, basis);
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known);
     if (m.market_cap === null) continue;
     rows.push({
       date: bar.date,
@@ -105,7 +105,7 @@ export function computeValuationPoints(input: Omit<ValuationInput, "dividends">)
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
   const fcf = freeCashFlowOf(known.flow?.cash_flow ?? null);
   const points = monthEndPrices(prices).map((bar): ValuationPoint => {
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known, basis);
+    const m = computeMultiples(marketCapOf(bar.close, known.shares), known);
     return {
       date: bar.date,
       price: bar.close,

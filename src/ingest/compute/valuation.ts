@@ -16,7 +16,7 @@ import type {
 import { ebitdaOf, fieldValue, freeCashFlowOf, netClaimsOf, netDebtOf } from "./line-items.ts";
 import { type KnownFundamentals, NOTHING_KNOWN, PointInTimeFundamentals } from "./point-in-time.ts";
 import { validPrices } from "./prices.ts";
-import { AFTER_EVERY_SPLIT, NO_SPLITS, perShareOnBasis, type ShareBasis } from "./shares.ts";
+import { NO_SPLITS, type ShareBasis } from "./shares.ts";
 import type { FlowPeriod } from "./statement-book.ts";
 
 /** Multiples computed from a market cap and known fundamentals. */
@@ -70,15 +70,14 @@ export function inPriceCurrency(
   return mismatch ? NOTHING_KNOWN : known;
 }
 
-/** Diluted EPS of a flow period on `basis`. */
-function dilutedEps(flow: FlowPeriod | null, basis: ShareBasis): number | null {
-  if (flow === null) return null;
-  return perShareOnBasis(fieldValue(flow.income, "diluted_eps"), AFTER_EVERY_SPLIT, basis);
-}
-
-/** Trailing PEG: P/E ÷ (one-year diluted EPS growth × 100); null unless the growth is > 0. */
-function pegRatio(pe: number | null, known: KnownFundamentals, basis: ShareBasis): number | null {
-  const growth = growthRate(dilutedEps(known.prior_flow, basis), dilutedEps(known.flow, basis));
+/**
+ * Trailing PEG: P/E ÷ (one-year diluted EPS growth × 100); null unless the growth is > 0.
+ * The statements carry every EPS on one split basis (statements.ts), so a split between the
+ * two years is not growth.
+ */
+function pegRatio(pe: number | null, known: KnownFundamentals): number | null {
+  const eps = (flow: FlowPeriod | null) => fieldValue(flow?.income, "diluted_eps");
+  const growth = growthRate(eps(known.prior_flow), eps(known.flow));
   return growth === null ? null : ratioOverPositive(pe, growth * 100);
 }
 
@@ -89,11 +88,7 @@ export function marketCapOf(close: number | null, shares: number | null): number
 }
 
 /** Every multiple of §2.4 except forward P/E and dividend yield. */
-export function computeMultiples(
-  marketCap: number | null,
-  known: KnownFundamentals,
-  basis: ShareBasis = NO_SPLITS,
-): ValuationMultiples {
+export function computeMultiples(marketCap: number | null, known: KnownFundamentals): ValuationMultiples {
   const income = known.flow?.income ?? null;
   const cash = known.flow?.cash_flow ?? null;
   const netIncome = fieldValue(income, "net_income");
@@ -109,7 +104,7 @@ export function computeMultiples(
     pe_ratio: pe,
     pb_ratio: ratioOverPositive(marketCap, fieldValue(known.balance, "total_stockholders_equity")),
     ps_ratio: ratioOverPositive(marketCap, revenue),
-    peg_ratio: pegRatio(pe, known, basis),
+    peg_ratio: pegRatio(pe, known),
     ev_to_revenue: ratioOverPositive(ev, revenue),
     ev_to_ebitda: ratioOverPositive(ev, ebitdaOf(income, cash)),
     ev_to_fcf: ratioOverPositive(ev, fcf),
@@ -137,7 +132,7 @@ export function computeValuationSnapshot(input: ValuationInput): ValuationSnapsh
   const basis = input.basis ?? NO_SPLITS;
   const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
-  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known, basis);
+  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known);
   return {
     date: last.date,
     calculation_version: CALCULATION_VERSION.valuation,

@@ -127,31 +127,3 @@ describe("dividend growth", () => {
     expect(g?.dividend_growth_5y).toBeCloseTo(0.1, 10);
   });
 });
-
-describe("growth across a stock split", () => {
-  // FY2022 filed 2023-02-01 (before a 2-for-1 split on 2023-06-01) reported 50 shares and EPS
-  // 4; FY2023 (filed 2024, after it) 110 shares and EPS 2.2. Statements carry both years on
-  // the basis after every split (statements.ts): FY2022 as 100 shares and EPS 2.
-  const s = statements({
-    income_statement: [
-      income("2022-12-31", { diluted_average_shares: 100, diluted_eps: 2 }, { first_filed: "2023-02-01" }),
-      income("2023-12-31", { diluted_average_shares: 110, diluted_eps: 2.2 }, { first_filed: "2024-02-01" }),
-    ],
-  });
-  const splits = [{ date: "2023-06-01", ratio: 2 }];
-
-  test("on the basis after every split (no prices), the statements' counts and EPS are taken as they are", () => {
-    // Share growth 110/100 − 1 = 0.1, EPS 2.2/2 − 1 = 0.1, not 110/50 − 1 = 1.2 as filed.
-    const g = computeGrowth({ statements: s, basis: { splits, date: null } })?.growth;
-    expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
-    expect(g?.eps_growth_1y).toBeCloseTo(0.1, 12);
-  });
-
-  test("share counts and EPS are put back on the basis of prices that predate a split", () => {
-    // Prices end 2023-03-31, before the split: FY2022 is 50 shares, EPS 4 on their basis,
-    // FY2023 55 shares, EPS 4.4. Growth 55/50 − 1 = 0.1 and 4.4/4 − 1 = 0.1.
-    const g = computeGrowth({ statements: s, basis: { splits, date: "2023-03-31" } })?.growth;
-    expect(g?.share_count_growth_1y).toBeCloseTo(0.1, 12);
-    expect(g?.eps_growth_1y).toBeCloseTo(0.1, 12);
-  });
-});

@@ -86,11 +86,11 @@ describe("valuation snapshot", () => {
 });
 
 describe("valuation snapshot across a split after the last price", () => {
-  test("PEG puts EPS back on the basis of closes that predate a split", () => {
+  test("market cap from the count on the closes' basis, PEG from the statements' EPS on their one basis", () => {
     // A 2-for-1 split on 2024-07-01 that the closes (to 2024-06-28) predate. Statements carry
     // EPS on the basis after it (statements.ts): the TTM EPS 1 and the prior TTM's 0.8 as 0.5
-    // and 0.4. Back on the closes' basis, 1 and 0.8 again: EPS growth 1 / 0.8 − 1 = 25% and
-    // PEG 20 / 25 = 0.8 (not 0.5 / 0.4 taken as they are against the closes' P/E of 20).
+    // and 0.4. EPS growth 0.5 / 0.4 − 1 = 25% on that one basis, so PEG 20 / 25 = 0.8; the
+    // share count (100, as of 2024-04-20) predates the split and stays: 20 × 100.
     const s = company();
     const afterSplit = {
       ...s,
