@@ -276,7 +276,7 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     field: "ffo",
-    rule: "REITs only (SIC 6798), NAREIT's definition: net_income + cash_flow_depreciation_depletion_amortization + impairment of real estate (else asset_impairment_charge) − gains on property sales (a loss adds back); absent impairment or gains count as 0",
+    rule: "REITs only (SIC 6798), NAREIT's definition approximated (all D&A added back): net_income + cash_flow_depreciation_depletion_amortization + impairment of real estate (else asset_impairment_charge) − gains on property sales (a loss adds back); absent impairment or gains count as 0",
     compute: (g, company) => {
       if (!company.isReit) return null;
       const base = sumBoth(g("net_income"), g("cash_flow_depreciation_depletion_amortization"));
