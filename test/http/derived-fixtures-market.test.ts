@@ -79,6 +79,19 @@ function releaseDates(ticker: string): string[] {
   return [...new Set(reportDates(ticker).map(release))].sort().reverse();
 }
 
+interface AvQuarter {
+  fiscalDateEnding: string;
+  reportedDate: string;
+  reportedEPS: string;
+  estimatedEPS: string;
+}
+
+/** The quarterly entries of estimates/alphavantage_earnings_<T>.json, as written. */
+function avQuarters(ticker: string): AvQuarter[] {
+  const file = join(root, "estimates", `alphavantage_earnings_${ticker}.json`);
+  return (JSON.parse(readFileSync(file, "utf8")) as { quarterlyEarnings: AvQuarter[] }).quarterlyEarnings;
+}
+
 describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real data (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(root);
   const get = <T = Json>(path: string) => fixtures.get<T>(path);
@@ -222,15 +235,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   });
 
   test("HD earnings: no SEC files, so release dates and the latest quarter come from its Alpha Vantage history", async () => {
-    type AvQuarter = {
-      fiscalDateEnding: string;
-      reportedDate: string;
-      reportedEPS: string;
-      estimatedEPS: string;
-    };
-    const file = join(root, "estimates", "alphavantage_earnings_HD.json");
-    const quarters = (JSON.parse(readFileSync(file, "utf8")) as { quarterlyEarnings: AvQuarter[] })
-      .quarterlyEarnings;
+    const quarters = avQuarters("HD");
     const [latest, before] = [...quarters].sort((a, b) => b.reportedDate.localeCompare(a.reportedDate));
     // 2023-07-31 reported on 2023-08-15: 4.65 against an estimate of 4.45.
     expect(latest).toMatchObject({ fiscalDateEnding: "2023-07-31", reportedDate: "2023-08-15" });
@@ -250,15 +255,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   });
 
   test("RIO earnings: a semi-annual reporter's quarters without an EPS are no releases", async () => {
-    type AvQuarter = {
-      fiscalDateEnding: string;
-      reportedDate: string;
-      reportedEPS: string;
-      estimatedEPS: string;
-    };
-    const file = join(root, "estimates", "alphavantage_earnings_RIO.json");
-    const quarters = (JSON.parse(readFileSync(file, "utf8")) as { quarterlyEarnings: AvQuarter[] })
-      .quarterlyEarnings;
+    const quarters = avQuarters("RIO");
     // The newest entries (2023-09-30, reported 2023-10-16, and others) have reportedEPS "0"
     // and estimatedEPS "0": placeholders for quarters Rio Tinto publishes no EPS for.
     const placeholder = (q: AvQuarter) => q.reportedEPS === "0" && q.estimatedEPS === "0";

@@ -84,18 +84,6 @@ function rawFact(
   return null;
 }
 
-/** The value of `rawFact`; else null. */
-function rawMaybe(
-  cik: string,
-  concepts: readonly string[],
-  start: string | null,
-  end: string,
-  unit = "USD",
-  taxonomy = "us-gaap",
-): number | null {
-  return rawFact(cik, concepts, start, end, unit, taxonomy)?.val ?? null;
-}
-
 /**
  * The fixture filers' stock splits since their companyfacts begin (effective dates, from their
  * 8-Ks): a share count filed before one is served multiplied by its ratio, an EPS divided.
@@ -119,7 +107,7 @@ const SPLITS: Record<string, readonly (readonly [string, number])[]> = {
 const splitsAfter = (cik: string, filed: string): number =>
   (SPLITS[cik] ?? []).filter(([date]) => date > filed).reduce((factor, [, ratio]) => factor * ratio, 1);
 
-/** As rawMaybe, but a missing fact fails the test (never compare null with null by accident). */
+/** The value of `rawFact`; a missing fact fails the test (never compare null with null by accident). */
 function raw(
   cik: string,
   concepts: readonly string[],
@@ -128,7 +116,7 @@ function raw(
   unit = "USD",
   taxonomy = "us-gaap",
 ): number {
-  const value = rawMaybe(cik, concepts, start, end, unit, taxonomy);
+  const value = rawFact(cik, concepts, start, end, unit, taxonomy)?.val ?? null;
   if (value === null)
     throw new Error(`CIK${cik}.json: no ${concepts.join("/")} ${start ?? ""}..${end} ${unit}`);
   return value;
@@ -159,7 +147,7 @@ interface Quarter {
  * is the fiscal year's).
  */
 function quarterFlow(cik: string, concepts: string[], q: Quarter): number {
-  const discrete = rawMaybe(cik, concepts, q.start, q.end);
+  const discrete = rawFact(cik, concepts, q.start, q.end)?.val ?? null;
   if (discrete !== null) return discrete;
   const toDate = raw(cik, concepts, q.yearStart, q.end);
   const before = q.previousEnd ? raw(cik, concepts, q.yearStart, q.previousEnd) : 0;
