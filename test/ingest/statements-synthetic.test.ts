@@ -453,6 +453,29 @@ describe("values, restatements and labels", () => {
     expect(da(1_392.3, 1_087.4)).toEqual([1_392.3, 1_392.3, 238 + 1_392.3]);
   });
 
+  test("a fallback concept (~) fills a period only when no other concept has it, not even from year-to-date figures", () => {
+    // The cash-flow add-back is year-to-date in the 10-Qs; the notes' expense, another
+    // measure, is reported for the quarter itself.
+    const sbc = (withCashFlow: boolean) => {
+      const q = (start: string, end: string, fp: string, filed: string, ytd: number, note: number) =>
+        filing(`0000000123-25-00000${fp.slice(1)}`, "10-Q", 2025, fp, filed, [
+          flow("Revenues", start, end, 90_000),
+          flow("NetIncomeLoss", start, end, 28_000),
+          flow("AllocatedShareBasedCompensationExpense", start, end, note),
+          ...(withCashFlow ? [flow("ShareBasedCompensation", "2025-01-01", end, ytd)] : []),
+        ]);
+      const out = computeStatements(
+        syntheticCompany([
+          ...q("2025-01-01", "2025-03-31", "Q1", "2025-04-25", 5_516, 5_500),
+          ...q("2025-04-01", "2025-06-30", "Q2", "2025-07-24", 11_514, 6_000),
+        ]),
+      );
+      return periodAt(out.cash_flow_statement, "quarterly", "2025-06-30").values.stock_based_compensation;
+    };
+    expect(sbc(true)).toBe(11_514 - 5_516);
+    expect(sbc(false)).toBe(6_000);
+  });
+
   test("the year decides whether D&A leaves amortization out: one quarter's larger amortization (a mistag) adds nothing", () => {
     const q1 = (concept: string, val: number) => flow(concept, "2021-01-01", "2021-03-31", val);
     const fy = (concept: string, val: number) => flow(concept, "2021-01-01", "2021-12-31", val);

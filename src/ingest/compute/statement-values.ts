@@ -20,6 +20,8 @@ interface ReportedConcept {
   key: string;
   series: ConceptSeries;
   sign: 1 | -1;
+  /** Used only when no other concept of the field has the period (xbrl-mapping.ts, `~`). */
+  fallback: boolean;
 }
 
 /** Resolves mapped field values of one company in one reporting currency. */
@@ -50,7 +52,7 @@ export class FieldResolver {
           s = new ConceptSeries(facts);
           series.set(key, s);
         }
-        found.push({ key, series: s, sign: ref.sign });
+        found.push({ key, series: s, sign: ref.sign, fallback: ref.fallback });
       }
       return found;
     });
@@ -84,11 +86,13 @@ export class FieldResolver {
     const out: BaseValues = new Map();
     this.mappings.forEach((m, i) => {
       const candidates: Sourced[] = [];
-      for (const { key, series, sign } of this.reported[i] ?? []) {
+      const fallbacks: Sourced[] = [];
+      for (const { key, series, sign, fallback } of this.reported[i] ?? []) {
         const value = read(m, series, key);
-        if (value !== null) candidates.push(sign === 1 ? value : { ...value, value: -value.value });
+        if (value !== null)
+          (fallback ? fallbacks : candidates).push(sign === 1 ? value : { ...value, value: -value.value });
       }
-      out.set(m.field, pick(candidates));
+      out.set(m.field, pick(candidates) ?? pick(fallbacks));
     });
     return out;
   }
