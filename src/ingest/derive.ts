@@ -242,7 +242,8 @@ function latestFiling(statements: CompanyStatements): string | null {
  * it has neither, and the importer then uses the snapshot's data date.
  */
 export function ownAsOf(input: SecurityInputs): string | null {
-  const dates = [input.prices.at(-1)?.date, ...input.resultsDates, ...reportingDates(input)].filter(
+  // A results announcement precedes its report (import.ts), so the reports date "now".
+  const dates = [input.prices.at(-1)?.date, ...reportingDates(input)].filter(
     (d): d is string => d !== undefined,
   );
   return dates.length > 0 ? (dates.sort().at(-1) ?? null) : null;

@@ -100,7 +100,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   await writeMarketTables(writer, market, securities);
   await writeInsiderTrades(ctx, writer, ownership, join(edgar, "form4"));
   const sics = new Map(companies.map((c) => [c.cik, c.sic]));
-  const jobs = companyJobs(ctx, market, securities, priceFiles, reportDatesByCik(filings), sics);
+  const jobs = companyJobs(ctx, market, securities, priceFiles, releaseFilingsByCik(filings), sics);
   const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
   try {
     const written = new CompanyWriter(ctx, writer);
@@ -251,9 +251,8 @@ function readSubmissions(ctx: ImportContext, dir: string) {
   // The first filing: the earliest imported, or the earliest a main file lists in paged
   // files that are not at hand.
   for (const c of companies) {
-    const imported = first.get(c.cik) ?? null;
-    const listed = c.first_filing_date;
-    c.first_filing_date = imported === null || (listed !== null && listed < imported) ? listed : imported;
+    const dates = [first.get(c.cik), c.first_filing_date].filter((d): d is string => d != null);
+    c.first_filing_date = dates.sort()[0] ?? null;
   }
   return { companies, filings: [...byFiling.values()] };
 }
@@ -292,7 +291,7 @@ function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], fi
  * 2020-07-31, a day after its results): the first of such a run is the release. Both
  * ascending.
  */
-function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, ReleaseFilings> {
+function releaseFilingsByCik(filings: readonly FilingRecord[]): Map<string, ReleaseFilings> {
   const reports = new Map<string, string[]>();
   const announcements = new Map<string, string[]>();
   for (const f of filings) {
@@ -310,13 +309,12 @@ function reportDatesByCik(filings: readonly FilingRecord[]): Map<string, Release
   for (const [cik, dates] of reports) {
     dates.sort();
     const candidates = firstOfRuns(announcements.get(cik) ?? [], FOLLOW_UP_DAYS);
+    // `candidates` ascend: the last one in the window is the latest.
     const results = dates
       .map((d) =>
-        candidates
-          .filter((a) => a <= d && daysBetween(a, d) <= REPORT_AFTER_ANNOUNCEMENT_DAYS)
-          .reduce<string | null>((latest, a) => (latest === null || a > latest ? a : latest), null),
+        candidates.filter((a) => a <= d && daysBetween(a, d) <= REPORT_AFTER_ANNOUNCEMENT_DAYS).at(-1),
       )
-      .filter((a): a is string => a !== null);
+      .filter((a): a is string => a !== undefined);
     out.set(cik, { reports: dates, results: [...new Set(results)].sort() });
   }
   return out;

@@ -10,7 +10,7 @@
  */
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
-import { isObject, type JsonObject } from "./values.ts";
+import { isIsoDate, isObject, type JsonObject } from "./values.ts";
 
 /** One reported value, exactly as the SEC lists it (dates `YYYY-MM-DD`). */
 export interface XbrlFact {
@@ -62,7 +62,6 @@ export interface CompanyFacts {
   documents: Map<string, DocumentInfo>;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DOCUMENT_CONCEPTS = new Set(["DocumentPeriodEndDate", "AmendmentFlag"]);
 
 /** A located problem inside the file; turned into an ImportError naming the file. */
@@ -163,7 +162,7 @@ function readDocumentFacts(
 }
 
 function dateOf(value: unknown, path: string): string {
-  if (typeof value !== "string" || !DATE.test(value)) {
+  if (typeof value !== "string" || !isIsoDate(value)) {
     throw new FactError(`${path} ${JSON.stringify(value)} is not a YYYY-MM-DD date`);
   }
   return value;

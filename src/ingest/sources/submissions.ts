@@ -18,6 +18,7 @@ import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import {
   FieldError,
+  isIsoDate,
   isObject,
   type JsonObject,
   type ParseOptions,
@@ -61,7 +62,6 @@ export interface SubmissionsFile {
 
 const PAGED_NAME = /^CIK(\d{10})-submissions-\d+\.json$/i;
 const ACCESSION = /^\d{10}-\d{2}-\d{6}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Parses either kind of submissions file, told apart by its name. */
 export function parseSubmissions(text: string, file: string, opts: ParseOptions = {}): SubmissionsFile {
@@ -91,7 +91,7 @@ function earliestListed(files: unknown): string | null {
   let earliest: string | null = null;
   for (const f of files) {
     const from = isObject(f) ? text(f.filingFrom) : null;
-    if (from !== null && DATE.test(from) && (earliest === null || from < earliest)) earliest = from;
+    if (from !== null && isIsoDate(from) && (earliest === null || from < earliest)) earliest = from;
   }
   return earliest;
 }

@@ -115,6 +115,9 @@ export function formatDate(y: number, m: number, d: number): string {
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:$|[ T])/;
+
+/** Whether a text is a date written YYYY-MM-DD and nothing else (as SEC JSON writes dates). */
+export const isIsoDate = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text);
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
 /**
