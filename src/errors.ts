@@ -5,28 +5,36 @@
 
 export const ERROR_STATUS = {
   invalid_parameter: 400,
+  malformed_request: 400,
   unauthorized: 401,
   insufficient_credits: 402,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_conflict: 409,
+  payload_too_large: 413,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
+  http_version_not_supported: 505,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 const TITLES: Record<ErrorCode, string> = {
   invalid_parameter: "Invalid parameter",
+  malformed_request: "Malformed request",
   unauthorized: "Unauthorized",
   insufficient_credits: "Insufficient credits",
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
   idempotency_conflict: "Idempotency key reused",
+  payload_too_large: "Request body too large",
   rate_limited: "Too many requests",
+  headers_too_large: "Request headers too large",
   internal: "Internal error",
   unavailable: "Service unavailable",
+  http_version_not_supported: "HTTP version not supported",
 };
 
 /** One offending input, as in the `errors` member of a problem body. */

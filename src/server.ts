@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { Server } from "bun";
 import { Billing } from "./accounts/billing.ts";
 import { AccountsStore } from "./accounts/store.ts";
 import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
+import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
 import { openDuckDb } from "./query/duckdb.ts";
 import { SnapshotService } from "./query/snapshot.ts";
@@ -32,7 +32,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
-  const { handle, direct, idempotency } = createApp({
+  const { handle, delivered, idempotency } = createApp({
     accounts,
     billing,
     snapshots,
@@ -45,30 +45,23 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   idempotency.purge();
   const purge = setInterval(() => idempotency.purge(), 3600_000);
   purge.unref();
-  const routes: Record<
-    string,
-    (request: Bun.BunRequest, bun: Server<undefined>) => Response | Promise<Response>
-  > = {};
-  for (const [path, respond] of Object.entries(direct)) {
-    routes[path] = (request, bun) => respond(request, () => bun.requestIP(request)?.address);
-  }
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    // The direct routes first (Bun's router, no Elysia); everything else through the app.
-    routes,
-    fetch: (request, bun) => handle(request, () => bun.requestIP(request)?.address),
-    maxRequestBodySize: 16 * 1024,
-  });
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  const transport = await listenHttp({ handle, delivered }, config.port, config.host);
+  const address = transport.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   log.info("listening", { url, snapshot: snapshots.current()?.id ?? null, version: VERSION });
   return {
     url,
-    port: server.port ?? config.port,
+    port,
     accounts,
     snapshots,
     async stop(drainMs = DRAIN_TIMEOUT_MS) {
-      await drain(server, drainMs, log);
+      const outcome = await transport.stop(drainMs);
+      if (outcome === "timeout")
+        log.warn("shutdown: cut off calls still in flight", {
+          pending: transport.inFlight(),
+          after_ms: drainMs,
+        });
       clearInterval(purge);
       // Calls cut off above never settled: their holds live only in this process's memory
       // and vanish with it, which is the same as releasing them (nothing was debited).
@@ -79,24 +72,4 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       log.info("stopped");
     },
   };
-}
-
-/**
- * Stops listening and waits until every call in flight has been answered (Bun's
- * `stop(false)`), for at most `ms`; then closes the connections still open.
- */
-async function drain(server: Server<undefined>, ms: number, log: Logger): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
-  });
-  const outcome = await Promise.race([server.stop(false).then(() => "drained" as const), deadline]);
-  clearTimeout(timer);
-  if (outcome === "timeout") {
-    log.warn("shutdown: cutting off calls still in flight", {
-      pending: server.pendingRequests,
-      after_ms: ms,
-    });
-    await server.stop(true);
-  }
 }

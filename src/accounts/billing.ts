@@ -22,8 +22,13 @@ export type ReserveResult =
   | { ok: true; reservation: Reservation }
   | { ok: false; code: "INSUFFICIENT_CREDITS"; available: number };
 
-/** The outcome of a debit: committed (with the balance left), or refused by the guard. */
-export type CommitResult = { ok: true; remaining: number } | { ok: false; code: "INSUFFICIENT_CREDITS" };
+/**
+ * The outcome of a debit: committed (with the balance left and the UTC day its usage counts
+ * on), or refused by the guard.
+ */
+export type CommitResult =
+  | { ok: true; remaining: number; day: string }
+  | { ok: false; code: "INSUFFICIENT_CREDITS" };
 
 interface PendingDebit extends Debit {
   reservation: Reservation;
@@ -137,7 +142,8 @@ export class Billing {
     reservation.settled = true;
     if (reservation.cost === 0) {
       this.unhold(reservation);
-      return Promise.resolve({ ok: true, remaining: this.available(reservation.userId) });
+      const day = new Date().toISOString().slice(0, 10);
+      return Promise.resolve({ ok: true, remaining: this.available(reservation.userId), day });
     }
     return new Promise((resolve, reject) => {
       const { userId, keyId, cost } = reservation;
@@ -167,9 +173,11 @@ export class Billing {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    const ms = Date.now();
+    const day = new Date(ms).toISOString().slice(0, 10);
     let applied: boolean[];
     try {
-      applied = this.store.commitDebits(batch);
+      applied = this.store.commitDebits(batch, ms);
     } catch (error) {
       for (const p of batch) {
         this.unhold(p.reservation);
@@ -186,10 +194,28 @@ export class Billing {
     for (const [i, p] of batch.entries()) {
       p.resolve(
         applied[i]
-          ? { ok: true, remaining: this.available(p.userId) }
+          ? { ok: true, remaining: this.available(p.userId), day }
           : { ok: false, code: "INSUFFICIENT_CREDITS" },
       );
     }
+  }
+
+  /**
+   * Gives back a committed debit whose response was not delivered (see `AccountsStore.refundDebit`);
+   * `day` is the one its commit reported.
+   */
+  refund(
+    reservation: Reservation,
+    endpoint: string,
+    requestId: string,
+    day: string,
+    idempotencyKey: string | null,
+  ): void {
+    const { userId, keyId, cost } = reservation;
+    if (cost === 0) return;
+    this.store.refundDebit({ userId, keyId, cost, endpoint, requestId }, day, idempotencyKey);
+    const cached = this.balances.get(userId);
+    if (cached !== undefined) this.balances.set(userId, cached + cost);
   }
 
   /** Number of credits currently held for a user. */

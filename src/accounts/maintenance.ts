@@ -47,11 +47,14 @@ const MISMATCHES = `
   WHERE u.balance <> coalesce(l.total, 0)
   ORDER BY u.id`;
 const NEGATIVE = "SELECT id AS user_id, email, balance FROM users WHERE balance < 0 ORDER BY id";
+// A refund takes its call back from the usage of its debit's day (the row of the same request id).
 const USAGE_MISMATCHES = `
   WITH l AS (
-    SELECT user_id, substr(created_at, 1, 10) AS day, coalesce(endpoint, '') AS endpoint,
-           count(*) AS calls, -sum(delta) AS credits
-    FROM ledger WHERE reason = 'usage' GROUP BY 1, 2, 3
+    SELECT d.user_id, substr(d.created_at, 1, 10) AS day, coalesce(d.endpoint, '') AS endpoint,
+           count(*) - count(r.request_id) AS calls, -sum(d.delta) - coalesce(sum(r.delta), 0) AS credits
+    FROM ledger d LEFT JOIN ledger r
+      ON r.reason = 'refund' AND r.user_id = d.user_id AND r.request_id = d.request_id
+    WHERE d.reason = 'usage' GROUP BY 1, 2, 3 HAVING calls > 0
   )
   SELECT coalesce(u.user_id, l.user_id) AS user_id, coalesce(u.day, l.day) AS day,
          coalesce(u.endpoint, l.endpoint) AS endpoint,

@@ -197,6 +197,23 @@ export class AccountsStore {
   }
 
   /**
+   * Gives back a committed debit whose response was not delivered, in one transaction: a
+   * `refund` ledger row with the debit's request id, the usage of the debit's day (`day`)
+   * taken back, and the call's remembered response forgotten (a retry then runs, and is
+   * charged, once more).
+   */
+  refundDebit(debit: Omit<Debit, "idempotent">, day: string, idempotencyKey: string | null): void {
+    const s = this.statements();
+    const usage = { u: debit.userId, day, endpoint: debit.endpoint };
+    this.db.transaction(() => {
+      this.applyDelta(debit.userId, debit.cost, "refund", debit.endpoint, debit.requestId);
+      // A day's last call goes with its row (the table keeps calls > 0).
+      if (s.unusedDay.run(usage).changes === 0) s.unuse.run({ ...usage, credits: debit.cost });
+      if (idempotencyKey !== null) s.forget.run({ u: debit.userId, key: idempotencyKey });
+    })();
+  }
+
+  /**
    * Commits many debits in one transaction (group commit): one guarded balance update per
    * user for the batch's total, one ledger row per call, and the response of each call made
    * with an idempotency key — both or neither. If a user's total is not covered (reservations
@@ -204,8 +221,8 @@ export class AccountsStore {
    * one, each guarded. A key's `last_used_at` is written at most once a second. Returns, per
    * debit, whether it applied.
    */
-  commitDebits(debits: readonly Debit[]): boolean[] {
-    return this.statements().debitBatch.immediate(debits, Date.now());
+  commitDebits(debits: readonly Debit[], ms = Date.now()): boolean[] {
+    return this.statements().debitBatch.immediate(debits, ms);
   }
 
   /** The body of `commitDebits`, inside its transaction. */
@@ -305,6 +322,16 @@ export class AccountsStore {
          VALUES ($u, $day, $endpoint, $calls, $credits)
          ON CONFLICT (user_id, day, endpoint)
          DO UPDATE SET calls = calls + excluded.calls, credits = credits + excluded.credits`,
+      ),
+      unuse: this.db.prepare<unknown, { u: string; day: string; endpoint: string; credits: number }>(
+        `UPDATE usage_daily SET calls = calls - 1, credits = credits - $credits
+         WHERE user_id = $u AND day = $day AND endpoint = $endpoint`,
+      ),
+      unusedDay: this.db.prepare<unknown, { u: string; day: string; endpoint: string }>(
+        "DELETE FROM usage_daily WHERE user_id = $u AND day = $day AND endpoint = $endpoint AND calls = 1",
+      ),
+      forget: this.db.prepare<unknown, { u: string; key: string }>(
+        "DELETE FROM idempotency WHERE user_id = $u AND key = $key",
       ),
       touch: this.db.prepare<unknown, { now: string; id: string }>(
         "UPDATE api_keys SET last_used_at = $now WHERE id = $id",

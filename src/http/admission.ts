@@ -1,6 +1,7 @@
 import { ApiError, invalidParameter } from "../errors.ts";
 
-const MAX_URL_LENGTH = 2048;
+/** The request target's path and query, in characters (the Host header plays no part). */
+const MAX_TARGET_LENGTH = 2048;
 const ALLOW = "GET, HEAD";
 /** Query parameters that look like an API key: refused, never used (keys in URLs end up in logs). */
 const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
@@ -13,7 +14,7 @@ const COUNT_PARAMS = ["limit", "page", "per_page"];
 const DIGITS = /^[0-9]{1,9}$/;
 
 /**
- * The checks every request passes before anything else: GET or HEAD only, a bounded URL,
+ * The checks every request passes before anything else: GET or HEAD only, a bounded target,
  * no key in the query string. Returns the error to answer with, or null.
  */
 export function admissionError(request: Request, url: URL): ApiError | null {
@@ -27,8 +28,11 @@ export function admissionError(request: Request, url: URL): ApiError | null {
       },
     );
   }
-  if (request.url.length > MAX_URL_LENGTH) {
-    return new ApiError("invalid_parameter", `the URL is longer than ${MAX_URL_LENGTH} characters`);
+  if (url.pathname.length + url.search.length > MAX_TARGET_LENGTH) {
+    return new ApiError(
+      "invalid_parameter",
+      `the URL's path and query are longer than ${MAX_TARGET_LENGTH} characters`,
+    );
   }
   const keyParam =
     url.search === ""

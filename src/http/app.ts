@@ -4,6 +4,7 @@ import type { AccountsStore } from "../accounts/store.ts";
 import type { Limits } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
+import { directMatcher } from "./direct.ts";
 import { docsPlugin } from "./docs.ts";
 import { Edge } from "./edge.ts";
 import { IdempotencyGate } from "./idempotency.ts";
@@ -29,17 +30,11 @@ export interface AppDeps {
   now?: () => Date;
 }
 
-/** A handler of Bun's router: the request with its path parameters, and how to ask its client address. */
-export type DirectHandler = (
-  request: Request & { params: Record<string, string> },
-  addressOf: () => string | undefined,
-) => Response | Promise<Response>;
-
 /**
  * The Elysia app (routes, validation, OpenAPI) and the edge every request passes first
- * (edge.ts). `handle(request, address)` is what the server's fetch calls; `direct` maps the
- * paths of the direct routes (direct.ts) to their handlers, for Bun's router, which the
- * server puts before `handle`. Nothing listens here.
+ * (edge.ts). `handle(request, address)` answers a request: a direct route's path (direct.ts)
+ * goes straight to the edge, any other through Elysia; `delivered` is the edge's report of
+ * how the response went out. Nothing listens here.
  */
 export function createApp(deps: AppDeps) {
   const metrics = new Metrics({
@@ -68,15 +63,16 @@ export function createApp(deps: AppDeps) {
     route: (request) => app.handle(request),
     now: deps.now ?? (() => new Date()),
   });
-  const direct: Record<string, DirectHandler> = {};
-  for (const route of [profileRoute, priceRoute, ...derivedDirectRoutes]) {
-    direct[route.definition.path] = (request, addressOf) =>
-      edge.handleDirect(route, request, request.params, addressOf);
-  }
+  const direct = directMatcher([profileRoute, priceRoute, ...derivedDirectRoutes]);
   return {
     app,
     idempotency,
-    direct,
-    handle: (request: Request, addressOf?: () => string | undefined) => edge.handle(request, addressOf),
+    handle(request: Request, addressOf: () => string | undefined = () => undefined) {
+      const match = direct(new URL(request.url).pathname);
+      return match
+        ? edge.handleDirect(match.route, request, match.params, addressOf)
+        : edge.handle(request, addressOf);
+    },
+    delivered: (response: Response, delivered: boolean) => edge.delivered(response, delivered),
   };
 }

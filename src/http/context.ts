@@ -16,6 +16,8 @@ export interface RequestContext {
   reservation: Reservation | null;
   /** Set when the call carries an `Idempotency-Key` and is the first of its retries. */
   idempotency: { key: string; hash: string } | null;
+  /** Set when the debit is committed: the UTC day its usage counts on (a refund takes it back there). */
+  charged: { day: string } | null;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

@@ -41,8 +41,8 @@ export const wholeBody = (body: BodyBytes): string | Blob =>
 
 /**
  * A route answered from the snapshot's memory: a lookup, no query engine, no await. The
- * server dispatches these paths with Bun's own router straight to the edge
- * (`Edge.handleDirect`), without Elysia; Elysia registers the same definition (same schemas,
+ * app dispatches these paths with `matchDirect` straight to the edge (`Edge.handleDirect`),
+ * without Elysia; Elysia registers the same definition (same schemas,
  * same `body`) for the OpenAPI document and for requests that reach it by `handle`.
  */
 export interface DirectRouteDefinition {
@@ -143,4 +143,53 @@ function validate(checks: Checked[], where: FieldError["in"], given: (name: stri
 
 function parameterError(where: FieldError["in"], name: string, message: string): ApiError {
   return new ApiError("invalid_parameter", `${name}: ${message}`, [{ in: where, name, message }]);
+}
+
+/** A direct route and the path parameters of the request it matched. */
+export interface DirectMatch {
+  route: DirectRoute;
+  params: Values;
+}
+
+/**
+ * A matcher of the direct routes' paths: literal segments equal, each `:name` segment a
+ * non-empty value (percent-decoded, as Elysia decodes it). A path none matches goes to Elysia.
+ */
+export function directMatcher(routes: readonly DirectRoute[]): (pathname: string) => DirectMatch | null {
+  const compiled = routes.map((route) => ({
+    route,
+    segments: route.definition.path
+      .split("/")
+      .map((part) => (part.startsWith(":") ? { param: part.slice(1) } : { literal: part })),
+  }));
+  return (pathname) => {
+    const parts = pathname.split("/");
+    for (const { route, segments } of compiled) {
+      if (segments.length !== parts.length) continue;
+      const params: Values = {};
+      let matched = true;
+      for (let i = 0; i < parts.length && matched; i++) {
+        const segment = segments[i] as { param?: string; literal?: string };
+        const part = parts[i] as string;
+        if (segment.param === undefined) matched = segment.literal === part;
+        else if (part === "") matched = false;
+        else {
+          const value = decodeSegment(part);
+          if (value === null) matched = false;
+          else params[segment.param] = value;
+        }
+      }
+      if (matched) return { route, params };
+    }
+    return null;
+  };
+}
+
+function decodeSegment(part: string): string | null {
+  if (!part.includes("%")) return part;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
 }

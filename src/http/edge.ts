@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
 import { type RequestContext, setContext } from "./context.ts";
-import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, sizeOf, wholeBody } from "./direct.ts";
+import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
@@ -31,31 +31,6 @@ type Later<T> = T | Promise<T>;
 type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Later<Answer>;
 
 const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.status);
-
-/**
- * Bodies of at least this many bytes are sent as a direct stream. Bun sends a response made
- * in a later event-loop turn (as every billed one is: after its batched debit's commit) in
- * one write only when its body is under 15 KiB (`doRenderBlob` corks below `16384 - 1024`);
- * at or over that, the status line and every header name, separator and value go out in a
- * `send` of their own (strace: ~40 per response with our headers), 3-5× slower on loopback.
- * A direct stream's synchronous writes go out with the headers in one `sendmsg`, and its end
- * in one more (chunked: such a body has no Content-Length). `bench/bun-send.ts` measures
- * both against the Bun in use.
- */
-export const CORK_BYTES = 16 * 1024 - 1024;
-
-/** A 2xx body as a Response should carry it: every billed one is sent from a later turn (see `CORK_BYTES`). */
-export function responseBody(body: BodyBytes): string | Blob | ReadableStream {
-  if (sizeOf(body) < CORK_BYTES) return wholeBody(body);
-  return new ReadableStream({
-    type: "direct",
-    pull(controller) {
-      if (typeof body === "string") controller.write(body);
-      else for (const piece of body) controller.write(piece);
-      controller.close();
-    },
-  });
-}
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
@@ -85,6 +60,16 @@ export class Edge {
   private readonly rate: RateLimiter;
   private readonly inFlight: InFlightLimiter;
   private readonly authFailures: AuthFailureThrottle;
+  /** What `delivered` needs of each response `finish` made, until it is told how it went. */
+  private readonly sent = new WeakMap<
+    Response,
+    {
+      request: Request;
+      url: URL;
+      ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>;
+      status: number;
+    }
+  >();
   /** The idempotency gate's callbacks of calls that are the first of their retries. */
   private readonly pending = new WeakMap<
     RequestContext,
@@ -234,6 +219,7 @@ export class Edge {
       endpoint: null,
       reservation: null,
       idempotency: null,
+      charged: null,
     };
     // The snapshot stays held until the routed work ends, even past a 503 for a timeout:
     // a query still running must never see its snapshot closed.
@@ -254,21 +240,20 @@ export class Edge {
     let response: Later<Response>;
     try {
       const header = key ? request.headers.get("idempotency-key") : null;
-      const route = (sameTurn: boolean) => {
+      const route = () => {
         const answered = dispatch(request, ctx, url);
-        if (!(answered instanceof Promise))
-          return this.settle(ctx, request, url, answered, headers, sameTurn);
+        if (!(answered instanceof Promise)) return this.settle(ctx, request, url, answered, headers);
         work = answered.catch(() => {});
         return this.withinBudget(ctx, answered).then((answer) =>
-          this.settle(ctx, request, url, answer, headers, false),
+          this.settle(ctx, request, url, answer, headers),
         );
       };
       response =
         key && header !== null
           ? this.beginIdempotent(ctx, key, header, url).then((early) =>
-              early ? this.finish(request, url, early, ctx, headers) : route(false),
+              early ? this.finish(request, url, early, ctx, headers) : route(),
             )
-          : route(true);
+          : route();
     } catch (error) {
       ended();
       throw error;
@@ -328,10 +313,10 @@ export class Edge {
 
   /**
    * Commits the reservation of a 2xx (with the response, for an idempotent call, in the same
-   * transaction) or releases it, then sends the response; a client that has gone away is not
-   * charged. Adds the credit headers to `headers`. An answer made in its request's own
-   * event-loop turn (`sameTurn`) cannot have seen its client leave: socket events come in a
-   * later turn, so the abort signal is not asked for (Bun makes it on first use).
+   * transaction) or releases it; a client that has gone away is not charged. Adds the credit
+   * headers to `headers`. The commit comes before the response is sent, so that every 2xx a
+   * client receives has its debit even if the process dies; `delivered` refunds a debit
+   * whose response did not reach the client's socket.
    */
   private settle(
     ctx: RequestContext,
@@ -339,11 +324,10 @@ export class Edge {
     url: URL,
     answer: Answer,
     headers: Record<string, string>,
-    sameTurn: boolean,
   ): Later<Response> {
     const reservation = ctx.reservation;
     const status = statusOf(answer);
-    const ok = status >= 200 && status <= 299 && (sameTurn || !request.signal.aborted);
+    const ok = status >= 200 && status <= 299 && !request.signal.aborted;
     const released = (sent: Answer) => {
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       // `finish` says the call was not charged, with the balance after this release.
@@ -362,6 +346,7 @@ export class Edge {
         }
         if (stored) waiting?.finish(stored);
         this.pending.delete(ctx);
+        ctx.charged = { day: committed.day };
         headers["x-credits-charged"] = String(PRICING[endpoint]);
         headers["x-credits-remaining"] = String(committed.remaining);
         return this.finish(request, url, sent, ctx, headers);
@@ -389,20 +374,36 @@ export class Edge {
   }
 
   /**
-   * The response sent: the answer with the edge's headers (a direct route's body becomes a
-   * Response here, built once), counted in the metrics and logged; no body for HEAD.
+   * Reports how a response went out: a charged call whose response was not delivered is
+   * refunded, and the metrics and the request log count what the ledger holds for it.
    */
-  private finish(
-    request: Request,
-    url: URL,
-    answer: Answer,
-    ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>,
-    headers: Record<string, string> = {},
-  ): Response {
-    headers["x-request-id"] = ctx.requestId;
-    const status = statusOf(answer);
+  delivered(response: Response, delivered: boolean): void {
+    const call = this.sent.get(response);
+    if (!call) return;
+    this.sent.delete(response);
+    const { request, url, ctx, status } = call;
     const endpoint = ctx.endpoint ?? null;
-    const credits = status < 300 && endpoint && headers["x-credits-charged"] !== "0" ? PRICING[endpoint] : 0;
+    let credits = 0;
+    if (ctx.charged && ctx.reservation && endpoint) {
+      credits = PRICING[endpoint];
+      if (!delivered) {
+        try {
+          this.deps.billing.refund(
+            ctx.reservation,
+            endpoint,
+            ctx.requestId,
+            ctx.charged.day,
+            ctx.idempotency?.key ?? null,
+          );
+          credits = 0;
+        } catch (error) {
+          this.deps.log.error("refund failed: the call stays charged", {
+            request_id: ctx.requestId,
+            error: String(error),
+          });
+        }
+      }
+    }
     const ms = performance.now() - ctx.startedAt;
     this.deps.metrics.observe(routeLabel(endpoint, url.pathname), status, credits, ms / 1000);
     const level = status >= 500 ? "error" : "info";
@@ -415,37 +416,54 @@ export class Edge {
         status,
         key_prefix: ctx.key?.prefix ?? null,
         credits,
+        delivered,
         ms: Math.round(ms * 100) / 100,
       });
     }
+  }
+
+  /**
+   * The response to send: the answer with the edge's headers (a direct route's body becomes a
+   * Response here, built once); no body for HEAD. `delivered` logs and counts it once sent.
+   */
+  private finish(
+    request: Request,
+    url: URL,
+    answer: Answer,
+    ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>,
+    headers: Record<string, string> = {},
+  ): Response {
+    headers["x-request-id"] = ctx.requestId;
+    const status = statusOf(answer);
     // An authenticated call that was not charged says so, with what the key's user has left.
     if (ctx.key && headers["x-credits-charged"] === undefined) {
       headers["x-credits-charged"] = "0";
       headers["x-credits-remaining"] = String(this.deps.billing.available(ctx.key.user_id));
     }
     const head = request.method === "HEAD";
+    let response: Response;
     if (answer instanceof Body) {
       headers["content-type"] = JSON_TYPE;
       // HEAD: the length the GET's body would have.
       if (head) headers["content-length"] = String(byteLength(answer.bytes));
-      return new Response(head ? null : responseBody(answer.bytes), { headers });
+      response = new Response(head ? null : wholeBody(answer.bytes), { headers });
+    } else {
+      for (const name in headers) answer.headers.set(name, headers[name] as string);
+      response = head ? new Response(null, { status, headers: answer.headers }) : answer;
     }
-    for (const name in headers) answer.headers.set(name, headers[name] as string);
-    return head ? new Response(null, { status, headers: answer.headers }) : answer;
+    this.sent.set(response, { request, url, ctx, status });
+    return response;
   }
 }
 
 /**
- * An answer's body read once (an idempotent call's record keeps it), and the answer to send.
- * A routed Response is rebuilt around its bytes, so that a large one goes out as a stream as
- * a direct route's does (`responseBody`): it is sent after its commit, in a later turn.
+ * An answer's body read once (an idempotent call's record keeps it), and the answer to send,
+ * rebuilt around those bytes.
  */
 async function readWhole(answer: Answer): Promise<[Uint8Array, Answer]> {
   if (answer instanceof Body) return [await new Blob([wholeBody(answer.bytes)]).bytes(), answer];
   const bytes = await answer.bytes();
-  const headers = answer.headers;
-  headers.delete("content-length");
-  return [bytes, new Response(responseBody([bytes]), { status: answer.status, headers })];
+  return [bytes, new Response(bytes, { status: answer.status, headers: answer.headers })];
 }
 
 type StoredResponse = NonNullable<Parameters<Billing["commit"]>[3]>;

@@ -169,8 +169,9 @@ describe("group commit", () => {
       const second = billing.commit(reserve(), "price", "r2");
       expect(store.getBalance(user.value.id)).toBe(10); // batched: not committed yet
       // Both resolve after the one commit: each sees the balance with both debits.
-      expect(await first).toEqual({ ok: true, remaining: 8 });
-      expect(await second).toEqual({ ok: true, remaining: 8 });
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await first).toEqual({ ok: true, remaining: 8, day: today });
+      expect(await second).toEqual({ ok: true, remaining: 8, day: today });
       expect(store.getBalance(user.value.id)).toBe(8);
       expect(store.usageSince(user.value.id, "1970-01-01")).toEqual([
         { endpoint: "price", calls: 1, credits: 1 },

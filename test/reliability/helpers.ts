@@ -74,11 +74,17 @@ export interface UsageRows {
   requestIds: string[];
 }
 
-/** The user's `usage` rows in the ledger, read on the server's own connection. */
+/**
+ * The user's `usage` rows in the ledger that no `refund` row took back (what stands charged),
+ * read on the server's own connection.
+ */
 export function usageRows(server: Pick<TestServer, "accounts">, userId: string): UsageRows {
   const rows = server.accounts.db
     .query<{ delta: number; request_id: string }, { u: string }>(
-      "SELECT delta, request_id FROM ledger WHERE user_id = $u AND reason = 'usage' ORDER BY id",
+      `SELECT delta, request_id FROM ledger d WHERE user_id = $u AND reason = 'usage'
+         AND NOT EXISTS (SELECT 1 FROM ledger r
+                         WHERE r.reason = 'refund' AND r.user_id = d.user_id AND r.request_id = d.request_id)
+       ORDER BY id`,
     )
     .all({ u: userId });
   return {
@@ -89,8 +95,8 @@ export function usageRows(server: Pick<TestServer, "accounts">, userId: string):
 }
 
 /**
- * balance = sum(ledger.delta) ≥ 0, the daily usage table equals the ledger's usage rows by
- * endpoint, and the expected balance when given. Returns the balance.
+ * balance = sum(ledger.delta) ≥ 0, the daily usage table equals the ledger's usage rows less
+ * their refunds, by endpoint, and the expected balance when given. Returns the balance.
  */
 export function expectLedgerConsistent(
   server: Pick<TestServer, "accounts">,
@@ -102,8 +108,10 @@ export function expectLedgerConsistent(
   expect(server.accounts.ledgerSum(userId)).toBe(balance);
   const fromLedger = server.accounts.db
     .query(
-      `SELECT endpoint, count(*) AS calls, -sum(delta) AS credits FROM ledger
-       WHERE user_id = ? AND reason = 'usage' GROUP BY endpoint ORDER BY endpoint`,
+      `SELECT d.endpoint, count(*) - count(r.request_id) AS calls, -sum(d.delta) - coalesce(sum(r.delta), 0) AS credits
+       FROM ledger d LEFT JOIN ledger r
+         ON r.reason = 'refund' AND r.user_id = d.user_id AND r.request_id = d.request_id
+       WHERE d.user_id = ? AND d.reason = 'usage' GROUP BY d.endpoint HAVING calls > 0 ORDER BY d.endpoint`,
     )
     .all(userId);
   expect(server.accounts.usageSince(userId, "0000-01-01")).toEqual(fromLedger as never);

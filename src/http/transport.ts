@@ -1,0 +1,232 @@
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { Socket } from "node:net";
+import { ApiError, problemBody } from "../errors.ts";
+
+/**
+ * Every request URL is read against this origin: routing never depends on `Host`, which is
+ * not checked at all (a missing or malformed one is ignored).
+ */
+const ORIGIN = "http://stockd.local";
+/** Request bodies are never read (the API is GET/HEAD); more than this closes the connection. */
+const MAX_BODY_BYTES = 16 * 1024;
+/** The request line and headers together (Node's default); more is a 431. */
+const MAX_HEADER_BYTES = 16 * 1024;
+/** A client has this long to send its whole request head (slow-header clients are cut off). */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection is closed after this long. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** What the transport serves: the HTTP edge. */
+export interface Exchange {
+  /** Answers one request; never throws. */
+  handle(request: Request, addressOf: () => string | undefined): Response | Promise<Response>;
+  /**
+   * Told once per answered request whether its whole response was delivered: accepted by the
+   * connection's socket, every byte, while the connection was open.
+   */
+  delivered(response: Response, delivered: boolean): void;
+}
+
+export interface Transport {
+  server: Server;
+  /** Calls answered but not yet delivered or dropped. */
+  inFlight(): number;
+  /** Stops accepting; resolves when nothing is in flight or after `ms`, then closes every connection. */
+  stop(ms: number): Promise<"drained" | "timeout">;
+}
+
+/**
+ * HTTP/1.1 over `node:http` (Bun's implementation). Chosen over `Bun.serve` for two things
+ * it cannot do: answer pipelined requests whose handlers finish in a later turn (Bun.serve
+ * closes such a connection without a byte), and tell when a response has been taken by the
+ * socket (`write`'s backpressure, `drain`, `finish`, `close`), which is what a charge stands on.
+ */
+export function listenHttp(exchange: Exchange, port: number, host: string): Promise<Transport> {
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  const done = () => {
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req, res) => {
+    inFlight++;
+    void answer(exchange, req, res).finally(done);
+  });
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = HEADERS_TIMEOUT_MS;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
+    refuseUnparsed(error.code, socket);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve({
+        server,
+        inFlight: () => inFlight,
+        stop(ms) {
+          server.close();
+          server.closeIdleConnections();
+          const drained =
+            inFlight === 0
+              ? Promise.resolve("drained" as const)
+              : new Promise<"drained">((r) => {
+                  idle = () => r("drained");
+                });
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const late = new Promise<"timeout">((r) => {
+            timer = setTimeout(() => r("timeout"), ms);
+          });
+          return Promise.race([drained, late]).then((outcome) => {
+            clearTimeout(timer);
+            server.closeAllConnections();
+            return outcome;
+          });
+        },
+      });
+    });
+  });
+}
+
+/** One request: read as a Web Request, answered by the edge, written, and its delivery reported. */
+async function answer(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const gone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  const early = bodyRefusal(req);
+  if (early) return void writeRefusal(res, early);
+  const url = requestUrl(req.url ?? "");
+  if (url === null)
+    return void writeRefusal(res, new ApiError("malformed_request", "the request target must be a path"));
+  const request = new Request(url, {
+    method: req.method,
+    headers: req.headers as Record<string, string>,
+    signal: gone.signal,
+  });
+  const response = await exchange.handle(request, () => req.socket.remoteAddress);
+  exchange.delivered(response, await send(res, response, req.method === "HEAD", gone.signal));
+}
+
+/** The URL of an origin-form target (`/path?query`), or of an absolute-form one's path; null for any other. */
+function requestUrl(target: string): string | null {
+  if (target.startsWith("/")) return ORIGIN + target;
+  if (!/^https?:\/\//i.test(target)) return null;
+  const url = URL.parse(target);
+  return url ? ORIGIN + url.pathname + url.search : null;
+}
+
+/** A body the API would have to read: too large by its length, or of no stated length. */
+function bodyRefusal(req: IncomingMessage): ApiError | null {
+  const length = req.headers["content-length"];
+  const chunked = req.headers["transfer-encoding"] !== undefined;
+  if (length === undefined && !chunked) return null;
+  if (chunked || Number(length) > MAX_BODY_BYTES)
+    return new ApiError("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+  return null;
+}
+
+/**
+ * Writes the response and says whether it was delivered: every byte taken by the socket
+ * (`write` without backpressure, or its `drain`) and the response ended before the
+ * connection closed.
+ */
+async function send(res: ServerResponse, response: Response, head: boolean, gone: AbortSignal) {
+  const body = head || response.body === null ? null : await response.bytes();
+  if (gone.aborted) return false;
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (body) headers["content-length"] = String(body.byteLength);
+  res.writeHead(response.status, headers);
+  if (body && body.byteLength > 0 && !res.write(body) && !(await before(res, "drain"))) return false;
+  res.end();
+  return res.writableFinished || before(res, "finish");
+}
+
+/** True when `event` comes before the response's `close`; false when the close comes first. */
+function before(res: ServerResponse, event: "drain" | "finish"): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (ok: boolean) => {
+      res.off(event, onEvent);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onEvent = () => settle(true);
+    const onClose = () => settle(res.writableFinished);
+    res.once(event, onEvent);
+    res.once("close", onClose);
+  });
+}
+
+/** A refusal before the edge (nothing read, nothing billed); the connection closes after it. */
+function writeRefusal(res: ServerResponse, error: ApiError): void {
+  const requestId = crypto.randomUUID();
+  const body = JSON.stringify(problemBody(error, requestId));
+  res.shouldKeepAlive = false;
+  res.writeHead(error.status, {
+    "content-type": "application/problem+json",
+    "content-length": String(Buffer.byteLength(body)),
+    "x-request-id": requestId,
+    connection: "close",
+    ...error.headers,
+  });
+  res.end(body);
+}
+
+/**
+ * The answer to a request the HTTP parser could not read, written on the raw socket (there
+ * is no response object): problem+json, then the connection closes.
+ */
+function refuseUnparsed(code: string | undefined, socket: Socket): void {
+  const error = parserError(code);
+  if (!error || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = crypto.randomUUID();
+  const body = JSON.stringify(problemBody(error, requestId));
+  const head = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+    "content-type: application/problem+json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${requestId}`,
+    "connection: close",
+    ...Object.entries(error.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
+/** The problem for a parser error code (`HPE_*`); null for a connection that failed or timed out (nothing to answer). */
+function parserError(code: string | undefined): ApiError | null {
+  if (code === undefined || !code.startsWith("HPE_") || code === "HPE_HEADER_TIMEOUT") return null;
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return new ApiError(
+        "headers_too_large",
+        `the request line and headers exceed ${MAX_HEADER_BYTES} bytes`,
+      );
+    case "HPE_INVALID_METHOD":
+      return new ApiError(
+        "method_not_allowed",
+        "only GET and HEAD are allowed; this API is read-only",
+        undefined,
+        {
+          allow: "GET, HEAD",
+        },
+      );
+    case "HPE_INVALID_VERSION":
+      return new ApiError("http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
+    default:
+      return new ApiError("malformed_request", "the request could not be parsed as HTTP/1.1");
+  }
+}
