@@ -177,8 +177,14 @@ export async function crashScenario(ctx: SoakContext): Promise<ScenarioResult> {
     checkBalances(state, checks, where);
     checkNoDoubleDebit(state, checks, where);
     watcher.observe(state.ledger, checks, where);
+    const refunded = new Set(state.ledger.flatMap((r) => (r.reason === "refund" ? [r.request_id] : [])));
+    // What stands debited: usage rows that no refund took back.
     const byRequest = new Map(
-      state.ledger.flatMap((r) => (r.request_id ? [[r.request_id, r] as const] : [])),
+      state.ledger.flatMap((r) =>
+        r.request_id && r.reason === "usage" && !refunded.has(r.request_id)
+          ? [[r.request_id, r] as const]
+          : [],
+      ),
     );
     let missing = 0;
     for (const [id, charged] of record.charged) {
@@ -198,7 +204,11 @@ export async function crashScenario(ctx: SoakContext): Promise<ScenarioResult> {
       () => `${where}: ${chargedFailures.length} failed calls were debited, e.g. ${chargedFailures[0]}`,
     );
     const orphans = state.ledger.filter(
-      (r) => r.id > lastLedgerId && r.reason === "usage" && !record.charged.has(r.request_id ?? ""),
+      (r) =>
+        r.id > lastLedgerId &&
+        r.reason === "usage" &&
+        !refunded.has(r.request_id) &&
+        !record.charged.has(r.request_id ?? ""),
     ).length;
     checks.check(
       orphans <= inFlightAtKill,

@@ -555,16 +555,27 @@ export function checkBalances(state: DbState, checks: Checks, where: string): vo
   }
 }
 
-/** No request id is debited twice. */
+/** No request id is debited twice, and a refund takes back a debit of its request id, once. */
 export function checkNoDoubleDebit(state: DbState, checks: Checks, where: string): void {
-  const seen = new Set<string>();
+  const debited = new Set<string>();
+  const refunded = new Set<string>();
   let dupes = 0;
+  let strays = 0;
   for (const row of state.ledger) {
     if (row.request_id === null) continue;
-    if (seen.has(row.request_id)) dupes++;
-    seen.add(row.request_id);
+    if (row.reason === "refund") {
+      if (!debited.has(row.request_id) || refunded.has(row.request_id)) strays++;
+      refunded.add(row.request_id);
+    } else {
+      if (debited.has(row.request_id)) dupes++;
+      debited.add(row.request_id);
+    }
   }
   checks.check(dupes === 0, () => `${where}: ${dupes} request ids debited more than once`);
+  checks.check(
+    strays === 0,
+    () => `${where}: ${strays} refunds without a debit of their request id, or repeated`,
+  );
 }
 
 export function integrityOk(state: DbState): boolean {

@@ -570,8 +570,14 @@ class Simulation {
         () => `${where}: ${user.email} has ${onDisk} in accounts.db; the model says ${user.balance}`,
       );
     }
+    const refunded = new Set(state.ledger.flatMap((r) => (r.reason === "refund" ? [r.request_id] : [])));
+    // What stands debited: usage rows that no refund took back.
     const byRequest = new Map(
-      state.ledger.flatMap((r) => (r.request_id ? [[r.request_id, r.delta] as const] : [])),
+      state.ledger.flatMap((r) =>
+        r.request_id && r.reason === "usage" && !refunded.has(r.request_id)
+          ? [[r.request_id, r.delta] as const]
+          : [],
+      ),
     );
     let missing = 0;
     let wrong = 0;
