@@ -61,6 +61,8 @@ const unlimited = {
   ratePerSecond: 1e9,
   burst: 1e9,
   maxInFlight: 1e9,
+  maxInFlightPerUser: 1e9,
+  heavySlots: 1e9,
   authFailuresPerMinute: 1e9,
   requestTimeoutMs: 10_000,
 };

@@ -21,6 +21,9 @@ export interface Limits {
   readonly ratePerSecond: number;
   readonly burst: number;
   readonly maxInFlight: number;
+  readonly maxInFlightPerUser: number;
+  /** Heavy calls (queries over the snapshot's tables) running at once, for all users together. */
+  readonly heavySlots: number;
   readonly authFailuresPerMinute: number;
   readonly requestTimeoutMs: number;
 }
@@ -67,6 +70,8 @@ export const SETTINGS = {
   rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
   rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
   max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
+  max_in_flight_per_user: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_USER", fallback: "256" },
+  heavy_calls_at_once: { flag: null, env: "STOCKD_HEAVY_CALLS_AT_ONCE", fallback: "2" },
   auth_failures_per_minute: { flag: null, env: "STOCKD_AUTH_FAILURES_PER_MINUTE", fallback: "30" },
   request_timeout_ms: { flag: null, env: "STOCKD_REQUEST_TIMEOUT_MS", fallback: "10000" },
 } as const satisfies Record<string, Setting>;
@@ -110,6 +115,8 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
       ratePerSecond: parsePositive(raw("rate_limit_per_second")),
       burst: parsePositive(raw("rate_limit_burst")),
       maxInFlight: parsePositive(raw("max_in_flight_per_key")),
+      maxInFlightPerUser: parsePositive(raw("max_in_flight_per_user")),
+      heavySlots: parsePositive(raw("heavy_calls_at_once")),
       authFailuresPerMinute: parsePositive(raw("auth_failures_per_minute")),
       requestTimeoutMs: parsePositive(raw("request_timeout_ms")),
     }),

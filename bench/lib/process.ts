@@ -4,13 +4,14 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 
 /**
- * Per-key limits lifted for the benchmark: it measures what the serving path can do, and a
- * few keys carry all the load. The limiters still run on every call (their cost is measured).
+ * Per-key and per-user limits lifted for the benchmark: it measures what the serving path
+ * can do, and a few keys carry all the load. The limiters still run on every call (their cost is measured).
  */
 const UNLIMITED = {
   STOCKD_RATE_LIMIT_PER_SECOND: "999999999",
   STOCKD_RATE_LIMIT_BURST: "999999999",
   STOCKD_MAX_IN_FLIGHT_PER_KEY: "100000",
+  STOCKD_MAX_IN_FLIGHT_PER_USER: "100000",
 };
 
 /** Environment for every stockd subprocess: quiet logs, UTC, no colour, no per-key limits. */

@@ -33,17 +33,23 @@ export function startStockd(
   dataDir: string,
   probe: Probe,
   runtimeFlags: readonly string[] = [],
+  env: Record<string, string> = stockdEnv(),
 ): Promise<StockdServer> {
   const args = ["serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
-  return startListening(stockdCommand(root, args, runtimeFlags), root, probe);
+  return startListening(stockdCommand(root, args, runtimeFlags), root, probe, env);
 }
 
 /** Starts a server that prints `stockd listening on URL` on stderr; polls `probe` until a 200. */
-async function startListening(cmd: string[], cwd: string, probe: Probe): Promise<StockdServer> {
+async function startListening(
+  cmd: string[],
+  cwd: string,
+  probe: Probe,
+  env: Record<string, string> = stockdEnv(),
+): Promise<StockdServer> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, {
     cwd,
-    env: stockdEnv(),
+    env,
     stdout: "ignore",
     stderr: "pipe",
   });

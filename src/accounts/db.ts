@@ -89,6 +89,11 @@ export const MIGRATIONS: readonly string[] = [
      FROM ledger WHERE reason = 'usage'
      GROUP BY user_id, substr(created_at, 1, 10), coalesce(endpoint, '');
    DROP INDEX ledger_user;`,
+  // Remembered responses are capped per user by count and bytes: the sizes are kept beside the
+  // bodies (length() of a large blob reads its overflow pages), and evicted oldest first.
+  `ALTER TABLE idempotency ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE idempotency SET bytes = length(body);
+   CREATE INDEX idempotency_user_age ON idempotency(user_id, created_at);`,
 ];
 
 /** The schema version a fully migrated database has (its `PRAGMA user_version`). */

@@ -42,6 +42,14 @@ export interface Debit {
 
 export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
 
+/**
+ * What is remembered for idempotent replays, per user: at most this many responses and this
+ * many body bytes (the oldest go first). A body over the byte cap alone is not remembered:
+ * its retry runs, and is charged, again.
+ */
+export const IDEMPOTENCY_MAX_RESPONSES = 1_000;
+export const IDEMPOTENCY_MAX_BYTES = 16 * 1024 * 1024;
+
 /** `last_used_at` is a hint for operators, not a log: one write a second per key is enough. */
 const TOUCH_EVERY_MS = 1_000;
 /** Keys whose last write time is remembered before the map starts over. */
@@ -252,7 +260,7 @@ export class AccountsStore {
         now,
       });
       const r = d.idempotent;
-      if (r)
+      if (r && r.body.byteLength <= IDEMPOTENCY_MAX_BYTES) {
         s.remember.run({
           u: d.userId,
           key: r.key,
@@ -260,8 +268,11 @@ export class AccountsStore {
           status: r.status,
           type: r.content_type,
           body: r.body,
+          bytes: r.body.byteLength,
           now,
         });
+        this.evictRemembered(d.userId);
+      }
       return true;
     });
     const day = now.slice(0, 10);
@@ -273,6 +284,19 @@ export class AccountsStore {
       s.touch.run({ now, id: d.keyId });
     }
     return applied;
+  }
+
+  /** Forgets a user's oldest remembered responses until both caps hold; inside the debit's transaction. */
+  private evictRemembered(userId: string): void {
+    const s = this.statements();
+    let { n, bytes } = s.remembered.get({ u: userId }) ?? { n: 0, bytes: 0 };
+    if (n <= IDEMPOTENCY_MAX_RESPONSES && bytes <= IDEMPOTENCY_MAX_BYTES) return;
+    for (const row of s.oldest.all({ u: userId })) {
+      if (n <= IDEMPOTENCY_MAX_RESPONSES && bytes <= IDEMPOTENCY_MAX_BYTES) break;
+      s.forget.run({ u: userId, key: row.key });
+      n--;
+      bytes -= row.bytes;
+    }
   }
 
   private prepared: ReturnType<AccountsStore["prepare"]> | null = null;
@@ -308,11 +332,18 @@ export class AccountsStore {
           status: number;
           type: string | null;
           body: Uint8Array;
+          bytes: number;
           now: string;
         }
       >(
-        `INSERT OR REPLACE INTO idempotency (user_id, key, request_hash, status, content_type, body, created_at)
-         VALUES ($u, $key, $hash, $status, $type, $body, $now)`,
+        `INSERT OR REPLACE INTO idempotency (user_id, key, request_hash, status, content_type, body, bytes, created_at)
+         VALUES ($u, $key, $hash, $status, $type, $body, $bytes, $now)`,
+      ),
+      remembered: this.db.prepare<{ n: number; bytes: number }, { u: string }>(
+        "SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM idempotency WHERE user_id = $u",
+      ),
+      oldest: this.db.prepare<{ key: string; bytes: number }, { u: string }>(
+        "SELECT key, bytes FROM idempotency WHERE user_id = $u ORDER BY created_at, rowid",
       ),
       usage: this.db.prepare<
         unknown,

@@ -18,6 +18,13 @@ export interface RequestContext {
   idempotency: { key: string; hash: string } | null;
   /** Set when the debit is committed: the UTC day its usage counts on (a refund takes it back there). */
   charged: { day: string } | null;
+  /**
+   * Waits for one of the heavy-call slots (see FairGate), held until the routed work ends;
+   * null for calls without a key.
+   */
+  enterHeavy: (() => Promise<void>) | null;
+  /** Set when the call's answer no longer counts: its time budget ran out, or its client left. */
+  abandoned: boolean;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

@@ -8,7 +8,7 @@ import { admissionError, countError, rateLimited, unauthorized } from "./admissi
 import { type RequestContext, setContext } from "./context.ts";
 import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
-import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "./limits.ts";
+import { AuthFailureThrottle, FairGate, InFlightLimiter, RateLimiter } from "./limits.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
 import { errorResponse } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
@@ -59,6 +59,8 @@ export interface EdgeDeps {
 export class Edge {
   private readonly rate: RateLimiter;
   private readonly inFlight: InFlightLimiter;
+  private readonly userInFlight: InFlightLimiter;
+  private readonly heavy: FairGate;
   private readonly authFailures: AuthFailureThrottle;
   /** What `delivered` needs of each response `finish` made, until it is told how it went. */
   private readonly sent = new WeakMap<
@@ -79,6 +81,8 @@ export class Edge {
   constructor(private readonly deps: EdgeDeps) {
     this.rate = new RateLimiter(deps.limits.ratePerSecond, deps.limits.burst);
     this.inFlight = new InFlightLimiter(deps.limits.maxInFlight);
+    this.userInFlight = new InFlightLimiter(deps.limits.maxInFlightPerUser);
+    this.heavy = new FairGate(deps.limits.heavySlots);
     this.authFailures = new AuthFailureThrottle(deps.limits.authFailuresPerMinute);
   }
 
@@ -169,11 +173,17 @@ export class Edge {
     if (badCount) return fail(badCount, key);
     if (!this.inFlight.enter(key.id))
       return fail(rateLimited("too many calls of this key in flight", 1), key);
-    // The in-flight place is given back when the routed work ends, not when a 503 is sent.
+    // Per user too: more keys do not buy more concurrent work.
+    if (!this.userInFlight.enter(key.user_id)) {
+      this.inFlight.leave(key.id);
+      return fail(rateLimited("too many calls of this user in flight", 1), key);
+    }
+    // The in-flight places are given back when the routed work ends, not when a 503 is sent.
     const headers = this.rate.headers(rate.remaining);
-    return this.serve(request, url, requestId, startedAt, key, headers, dispatch, () =>
-      this.inFlight.leave(key.id),
-    );
+    return this.serve(request, url, requestId, startedAt, key, headers, dispatch, () => {
+      this.inFlight.leave(key.id);
+      this.userInFlight.leave(key.user_id);
+    });
   }
 
   /**
@@ -220,7 +230,15 @@ export class Edge {
       reservation: null,
       idempotency: null,
       charged: null,
+      enterHeavy: null,
+      abandoned: false,
     };
+    let heavy = false;
+    if (key)
+      ctx.enterHeavy = () =>
+        this.heavy.enter(key.user_id).then(() => {
+          heavy = true;
+        });
     // The snapshot stays held until the routed work ends, even past a 503 for a timeout:
     // a query still running must never see its snapshot closed.
     let work: Promise<unknown> | null = null;
@@ -231,6 +249,7 @@ export class Edge {
         // A reservation nobody settled is given back: one made by routed work that outlived
         // its 503, or one whose call failed before its commit.
         if (ctx.reservation) this.deps.billing.release(ctx.reservation);
+        if (heavy && key) this.heavy.leave(key.user_id);
         ctx.snapshot?.release();
         routedWorkDone();
       };
@@ -304,6 +323,7 @@ export class Edge {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
+        ctx.abandoned = true;
         const error = new ApiError("unavailable", `the call took longer than ${ms} ms; it was not charged`);
         resolve(problemResponse(error, ctx.requestId));
       }, ms);

@@ -3,17 +3,6 @@
  * process, and restart with it.
  */
 
-export interface LimitSettings {
-  /** Sustained calls per second per key. */
-  ratePerSecond: number;
-  /** Calls a key may make at once above the sustained rate. */
-  burst: number;
-  /** Calls of one key in flight at the same time. */
-  maxInFlight: number;
-  /** Failed authentications per address per minute before that address is refused. */
-  authFailuresPerMinute: number;
-}
-
 export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; reason: string };
 
 interface Bucket {
@@ -82,7 +71,7 @@ export class RateLimiter {
   }
 }
 
-/** Calls in flight per key, capped. */
+/** Calls in flight per key (or per user), capped. */
 export class InFlightLimiter {
   private readonly counts = new Map<string, number>();
 
@@ -100,6 +89,72 @@ export class InFlightLimiter {
     const n = (this.counts.get(key) ?? 1) - 1;
     if (n > 0) this.counts.set(key, n);
     else this.counts.delete(key);
+  }
+}
+
+/**
+ * Heavy calls (those answered by queries over the snapshot's tables) run at most `slots` at a
+ * time, one user's at most `slots - 1` of them (at least 1), so that one user never holds
+ * every slot while another waits. Calls that cannot start wait in their user's queue; a slot
+ * set free goes to the next user in turn (round robin over the users waiting), not to
+ * whoever queued most. So another user's heavy call waits at most for one call to end.
+ */
+export class FairGate {
+  private running = 0;
+  private readonly held = new Map<string, number>();
+  /** Waiting calls by user; the map's order is the order in which users are served. */
+  private readonly queues = new Map<string, (() => void)[]>();
+  private readonly perUser: number;
+
+  constructor(private readonly slots: number) {
+    this.perUser = Math.max(1, slots - 1);
+  }
+
+  /** Resolves when the call may run; pair with `leave` once it has run. */
+  enter(user: string): Promise<void> {
+    if (this.running < this.slots && (this.held.get(user) ?? 0) < this.perUser && !this.queues.has(user)) {
+      this.take(user);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const queue = this.queues.get(user);
+      if (queue) queue.push(resolve);
+      else this.queues.set(user, [resolve]);
+    });
+  }
+
+  leave(user: string): void {
+    this.running--;
+    const n = (this.held.get(user) ?? 1) - 1;
+    if (n > 0) this.held.set(user, n);
+    else this.held.delete(user);
+    this.next();
+  }
+
+  /** Calls waiting for a slot (for tests and metrics). */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  private take(user: string): void {
+    this.running++;
+    this.held.set(user, (this.held.get(user) ?? 0) + 1);
+  }
+
+  /** Starts waiting calls while slots are free, one per user in turn. */
+  private next(): void {
+    for (const [user, queue] of this.queues) {
+      if (this.running >= this.slots) return;
+      if ((this.held.get(user) ?? 0) >= this.perUser) continue;
+      const start = queue.shift() as () => void;
+      this.queues.delete(user);
+      // Served: to the back of the line, if it has more waiting.
+      if (queue.length > 0) this.queues.set(user, queue);
+      this.take(user);
+      start();
+    }
   }
 }
 

@@ -23,7 +23,8 @@ let generation = 0;
 export class LoadedSnapshot {
   private holders = 0;
   private retired = false;
-  private next = 0;
+  /** Queries in flight on each pooled connection. */
+  private readonly busy: number[] = Array(POOL_SIZE).fill(0);
   /** Response bodies built from this snapshot, by kind and security: it never changes, so neither do they. */
   private readonly bodies = new Map<string, Map<string, string>>();
 
@@ -87,10 +88,19 @@ export class LoadedSnapshot {
     return table in this.manifest.tables;
   }
 
-  /** Runs a parameterised query on the next pooled connection. */
+  /**
+   * Runs a parameterised query on the pooled connection with the fewest queries in flight: a
+   * connection runs one query at a time, so a short query must not queue behind a long one
+   * while another connection is free.
+   */
   all<T = Row>(sql: string, params?: SqlParams): Promise<T[]> {
-    const db = this.pool[this.next++ % this.pool.length] as Db;
-    return db.all<T>(sql, params);
+    let pick = 0;
+    for (let i = 1; i < this.pool.length; i++)
+      if ((this.busy[i] as number) < (this.busy[pick] as number)) pick = i;
+    this.busy[pick] = (this.busy[pick] as number) + 1;
+    return (this.pool[pick] as Db).all<T>(sql, params).finally(() => {
+      this.busy[pick] = (this.busy[pick] as number) - 1;
+    });
   }
 
   /** The `kind` body of a security, built by `build` the first time it is asked for. */

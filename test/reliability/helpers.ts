@@ -315,6 +315,8 @@ export function limits(over: Partial<Limits>): Limits {
     ratePerSecond: 1_000_000,
     burst: 1_000_000,
     maxInFlight: 100_000,
+    maxInFlightPerUser: 100_000,
+    heavySlots: 100_000,
     authFailuresPerMinute: 1_000_000,
     requestTimeoutMs: 30_000,
     ...over,

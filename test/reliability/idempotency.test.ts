@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { IDEMPOTENCY_MAX_BYTES, IDEMPOTENCY_MAX_RESPONSES } from "../../src/accounts/store.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
@@ -247,5 +248,50 @@ describe("idempotent retries", () => {
       await child.kill();
       store.close();
     }
+  });
+});
+
+describe("what is remembered is capped per user", () => {
+  const PRICE_ALL = "/stocks/DWGT/price?start_date=1990-01-01&end_date=2026-11-01";
+
+  test(`bodies over ${IDEMPOTENCY_MAX_BYTES} bytes in all: the oldest are forgotten (their retry runs and is charged), the newest replay`, async () => {
+    const { key, userId } = server.newKey(1_000);
+    const first = await server.get(PRICE_ALL, key, withKey("big-0"));
+    const size = (await first.arrayBuffer()).byteLength;
+    const calls = Math.ceil(IDEMPOTENCY_MAX_BYTES / size) + 3;
+    for (let i = 1; i < calls; i++)
+      await (await server.get(PRICE_ALL, key, withKey(`big-${i}`))).arrayBuffer();
+    const stored = server.accounts.db
+      .query<{ n: number; bytes: number }, { u: string }>(
+        "SELECT count(*) AS n, sum(length(body)) AS bytes FROM idempotency WHERE user_id = $u",
+      )
+      .get({ u: userId }) as { n: number; bytes: number };
+    expect(stored.bytes).toBeLessThanOrEqual(IDEMPOTENCY_MAX_BYTES);
+    expect(stored.n).toBe(Math.floor(IDEMPOTENCY_MAX_BYTES / size));
+    const newest = await server.get(PRICE_ALL, key, withKey(`big-${calls - 1}`));
+    expect([newest.headers.get("idempotent-replayed"), chargedBy(newest)]).toEqual(["true", 0]);
+    await newest.arrayBuffer();
+    const oldest = await server.get(PRICE_ALL, key, withKey("big-0"));
+    expect([oldest.headers.get("idempotent-replayed"), chargedBy(oldest)]).toEqual([null, 1]);
+    await oldest.arrayBuffer();
+    expectLedgerConsistent(server, userId, 1_000 - calls - 1);
+  });
+
+  test(`more than ${IDEMPOTENCY_MAX_RESPONSES} responses: the oldest are forgotten, the count stays at the cap`, async () => {
+    const { key, userId } = server.newKey(5_000);
+    const calls = IDEMPOTENCY_MAX_RESPONSES + 5;
+    for (let i = 0; i < calls; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, calls - i) }, (_, j) =>
+          server.get(PROFILE, key, withKey(`many-${i + j}`)).then((r) => r.arrayBuffer()),
+        ),
+      );
+    const count = (
+      server.accounts.db
+        .query<{ n: number }, { u: string }>("SELECT count(*) AS n FROM idempotency WHERE user_id = $u")
+        .get({ u: userId }) as { n: number }
+    ).n;
+    expect(count).toBe(IDEMPOTENCY_MAX_RESPONSES);
+    expectLedgerConsistent(server, userId, 5_000 - calls);
   });
 });

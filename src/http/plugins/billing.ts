@@ -2,19 +2,31 @@ import { Elysia } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import { ApiError } from "../../errors.ts";
 import { contextOf, type RequestContext } from "../context.ts";
-import { type Endpoint, PRICING } from "../pricing.ts";
+import { type Endpoint, HEAVY, PRICING } from "../pricing.ts";
 
 /**
  * Auth + billing for routes: `{ billed: "profile" }` on a route reserves that endpoint's
- * price after validation and before the handler. The HTTP edge (edge.ts) authenticated the
+ * price after validation and before the handler; a heavy endpoint's call then waits for a
+ * heavy-call slot (limits.ts FairGate). The HTTP edge (edge.ts) authenticated the
  * key and, once the final status is known, commits the reservation (2xx) or releases it.
  */
 export function billingPlugin(billing: Billing) {
   return new Elysia({ name: "billing" }).macro({
     billed(endpoint: Endpoint) {
+      if (!HEAVY.has(endpoint))
+        return {
+          beforeHandle({ request }: { request: Request }) {
+            reserveCall(billing, contextOf(request), endpoint);
+          },
+        };
       return {
-        beforeHandle({ request }: { request: Request }) {
-          reserveCall(billing, contextOf(request), endpoint);
+        async beforeHandle({ request }: { request: Request }) {
+          const ctx = contextOf(request);
+          reserveCall(billing, ctx, endpoint);
+          await ctx.enterHeavy?.();
+          // Waited past its budget or its client: the answer would be dropped, so no query runs.
+          if (ctx.abandoned || request.signal.aborted)
+            throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
         },
       };
     },
