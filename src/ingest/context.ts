@@ -1,16 +1,19 @@
 import {
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   readSync,
   realpathSync,
   statSync,
 } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshots.ts";
-import { ImportError } from "./errors.ts";
+import { asImportError, ImportError } from "./errors.ts";
 import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
 
 export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
@@ -18,39 +21,73 @@ export type Parser<T> = (text: string, file: string, opts: ParseOptions) => Pars
 /** Manifest reports list this many skipped records; the total counts them all. */
 const LISTED_SKIPS = 1000;
 
+const LEADS_OUTSIDE = "a link that leads outside the source directory";
+
+/** Where Linux names the file behind each open descriptor of this process. */
+const OPEN_FILES = "/proc/self/fd";
+
+/**
+ * The real path of the file open as `fd`. Linux gives the open file's own (whatever has become
+ * of the path it was opened by); elsewhere it is the path's, resolved once the file is open.
+ */
+function openedPath(fd: number, file: string): string {
+  return existsSync(OPEN_FILES) ? readlinkSync(join(OPEN_FILES, String(fd))) : realpathSync(file);
+}
+
+/** Where a link is: its folder's real path and its own name (the same link by any route). */
+function placeOf(link: string): string {
+  return join(realpathSync(dirname(link)), basename(link));
+}
+
+/** Whether `path` (a real path) is `root` (a real path) or lies below it. */
+function isWithin(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
 /**
  * Every file below `dir` (none when it is absent), following links to files and folders, each
  * real folder once; a link to the folder itself or to one above it (a cycle) is not followed.
  * Bun's recursive `readdirSync` follows such a link until ELOOP, listing the tree over and
- * over. `broken` lists the links that lead nowhere (a missing target, or a link loop).
+ * over. `broken` lists the links that lead nowhere (a missing target, or a link loop);
+ * `outside` the links (or `dir` itself) whose real target is not below `root`, which are
+ * neither followed nor looked into.
  */
-function filesBelow(dir: string): { files: string[]; broken: string[] } {
-  const files: string[] = [];
-  const broken: string[] = [];
-  if (!existsSync(dir)) return { files, broken };
+function filesBelow(dir: string, root: string): { files: string[]; broken: string[]; outside: string[] } {
+  const found = { files: [] as string[], broken: [] as string[], outside: [] as string[] };
+  if (!existsSync(dir)) return found;
   const start = realpathSync(dir);
+  if (!isWithin(root, start)) {
+    found.outside.push(dir);
+    return found;
+  }
   const seen = new Set<string>();
-  const walk = (folder: string) => {
-    const real = realpathSync(folder);
+  const walk = (folder: string, real: string) => {
     if (seen.has(real) || (folder !== dir && (start === real || start.startsWith(real + sep)))) return;
     seen.add(real);
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
+      let target = join(real, entry.name);
       let stat: { isDirectory(): boolean; isFile(): boolean } = entry;
       if (entry.isSymbolicLink()) {
         try {
-          stat = statSync(path);
+          target = realpathSync(path);
         } catch {
-          broken.push(path);
+          found.broken.push(path);
           continue;
         }
+        if (!isWithin(root, target)) {
+          found.outside.push(path);
+          continue;
+        }
+        stat = statSync(target);
       }
-      if (stat.isDirectory()) walk(path);
-      else if (stat.isFile()) files.push(path);
+      if (stat.isDirectory()) walk(path, target);
+      else if (stat.isFile()) found.files.push(path);
     }
   };
-  walk(dir);
-  return { files, broken };
+  walk(dir, start);
+  return found;
 }
 
 /** File discovery, parsing with file names relative to the source root, and the import report. */
@@ -62,12 +99,17 @@ export class ImportContext {
   private readonly claimedFiles = new Set<string>();
   /** Files a reader looked at and left: not in its format after all. */
   private readonly passedOver = new Set<string>();
+  /** Links leading outside the source directory that were skipped, by where each link is. */
+  private readonly refused = new Set<string>();
+  /** The source directory's real path: no file is read unless its real path lies below it. */
+  readonly root: string;
 
   constructor(
-    readonly root: string,
+    root: string,
     lenient: boolean,
     private readonly progress?: (message: string) => void,
   ) {
+    this.root = realpathSync(root);
     this.parseOptions = { lenient };
   }
 
@@ -79,7 +121,8 @@ export class ImportContext {
   /** Files with this extension below `dir` (recursively), sorted; none when `dir` is absent. */
   files(dir: string, ...exts: string[]): string[] {
     this.claims.push({ dir: join(dir, sep), exts });
-    const { files, broken } = filesBelow(dir);
+    const { files, broken, outside } = filesBelow(dir, this.root);
+    this.refuse(outside);
     const ours = (f: string) => exts.some((ext) => f.toLowerCase().endsWith(ext));
     const lost = broken.find(ours);
     if (lost)
@@ -90,7 +133,8 @@ export class ImportContext {
   /**
    * Files below the source root that no reader looked for (by `files` or `readOne`), dot
    * files and folders aside, and the files a reader passed over: named in the report so that
-   * no file is left out in silence.
+   * no file is left out in silence. A link leading outside is refused here too, unless it is
+   * in a dot folder (or is a dot file), which the import leaves alone.
    */
   unread(): { unknown: string[]; passedOver: string[] } {
     const claimed = (file: string) =>
@@ -98,15 +142,13 @@ export class ImportContext {
       this.claims.some(
         (c) => file.startsWith(c.dir) && c.exts.some((ext) => file.toLowerCase().endsWith(ext)),
       );
-    const { files, broken } = filesBelow(this.root);
-    const unknown = [...files, ...broken]
-      .filter(
-        (file) =>
-          !relative(this.root, file)
-            .split(sep)
-            .some((part) => part.startsWith(".")),
-      )
-      .filter((file) => !claimed(file));
+    const visible = (file: string) =>
+      !relative(this.root, file)
+        .split(sep)
+        .some((part) => part.startsWith("."));
+    const { files, broken, outside } = filesBelow(this.root, this.root);
+    this.refuse(outside.filter(visible));
+    const unknown = [...files, ...broken].filter(visible).filter((file) => !claimed(file));
     const names = (files: Iterable<string>) => [...files].map((file) => this.name(file)).sort();
     return { unknown: names(unknown), passedOver: names(this.passedOver) };
   }
@@ -116,16 +158,56 @@ export class ImportContext {
     this.passedOver.add(file);
   }
 
+  /**
+   * Links whose real target lies outside the source directory, found by a walk: a strict
+   * import fails on the first; a lenient one skips and counts each once, by the link's own name.
+   */
+  private refuse(links: readonly string[]): void {
+    for (const link of links.toSorted()) {
+      const place = placeOf(link);
+      if (this.refused.has(place)) continue;
+      const error = new ImportError(this.name(link), null, LEADS_OUTSIDE);
+      if (!this.parseOptions.lenient) throw error;
+      this.refused.add(place);
+      this.listSkipped(link, [{ line: null, reason: `file skipped: ${error.message}` }]);
+    }
+  }
+
+  /** A source file's text (see `open`). */
   read(file: string): string {
-    return readFileSync(file, "utf8");
+    return this.open(file, (fd) => readFileSync(fd, "utf8"));
   }
 
   /** A file's first 4 KiB, as text (a header or a symbol, without reading the whole file). */
   head(file: string): string {
-    const fd = openSync(file, "r");
-    try {
+    return this.open(file, (fd) => {
       const buffer = Buffer.alloc(4096);
       return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+    });
+  }
+
+  /**
+   * Opens a source file for `use`, which runs only when what was opened is a regular file
+   * below the source directory. The check is on the open file's own real path, so a file
+   * swapped for a link after discovery (or a folder on its way swapped for one) is refused,
+   * never read. Opened without blocking, so that a named pipe is refused, not waited on.
+   */
+  private open<T>(file: string, use: (fd: number) => T): T {
+    let fd: number;
+    try {
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new ImportError(this.name(file), null, `cannot be opened (${code})`);
+    }
+    try {
+      if (!isWithin(this.root, openedPath(fd, file))) {
+        // Counted by the caller (`guard`); the walk for unread files must not count it again.
+        this.refused.add(placeOf(file));
+        throw new ImportError(this.name(file), null, LEADS_OUTSIDE);
+      }
+      if (!fstatSync(fd).isFile()) throw new ImportError(this.name(file), null, "not a regular file");
+      return use(fd);
     } finally {
       closeSync(fd);
     }
@@ -155,24 +237,31 @@ export class ImportContext {
     this.report.sources[source] = entry;
     entry.files++;
     entry.records += records;
+    this.listSkipped(file, skipped);
+    if (entry.files % 100 === 0) this.progress?.(`${source}: ${entry.files} files`);
+  }
+
+  /** Counts skipped records of `file` and lists them while the report has room. */
+  private listSkipped(file: string, skipped: readonly SkippedRecord[]): void {
     this.report.skipped_total += skipped.length;
     for (const s of skipped.slice(0, Math.max(0, LISTED_SKIPS - this.report.skipped.length))) {
       this.report.skipped.push({ file: this.name(file), line: s.line, reason: s.reason });
     }
-    if (entry.files % 100 === 0) this.progress?.(`${source}: ${entry.files} files`);
   }
 
   /**
    * Runs `read` for one file. In lenient mode a file that fails as a whole (malformed JSON or
    * XML, a wrong structure) is skipped and listed with its reason; in strict mode it fails
-   * the import.
+   * the import. Any other exception `read` throws (a parser's) fails the file the same way, as
+   * an ImportError naming it.
    */
   guard<T>(file: string, source: string, read: () => T): T | null {
     try {
       return read();
     } catch (error) {
-      if (!(error instanceof ImportError) || !this.parseOptions.lenient) throw error;
-      this.count(source, file, 0, [{ line: error.line, reason: `file skipped: ${error.message}` }]);
+      const failure = asImportError(error, this.name(file));
+      if (!this.parseOptions.lenient) throw failure;
+      this.count(source, file, 0, [{ line: failure.line, reason: `file skipped: ${failure.message}` }]);
       return null;
     }
   }

@@ -199,12 +199,14 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
   const files = ctx.files(join(ctx.root, "prices"), ".csv", ".json");
   const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
   for (const file of csvFirst) {
-    const head = isJson(file) ? ctx.head(file) : null;
-    if (head !== null && isOtherJson(head)) {
+    const json = isJson(file);
+    const head = json ? ctx.guard(file, "prices", () => ctx.head(file)) : "";
+    if (head === null) continue;
+    if (json && isOtherJson(head)) {
       ctx.passOver(file);
       continue;
     }
-    const ticker = (head === null ? null : alphaVantageSymbol(head)) ?? tickerFromFileName(file);
+    const ticker = (json ? alphaVantageSymbol(head) : null) ?? tickerFromFileName(file);
     const key = tickerKey(ticker);
     const taken = out.get(key);
     if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
@@ -395,7 +397,8 @@ function readOwnershipDocuments(ctx: ImportContext, dir: string): OwnershipFilin
   // saved under that name; anything else (a README) is left.
   const kinds = ctx.files(dir, ".xml", ".txt", ".nc").flatMap((file) => {
     if (file.toLowerCase().endsWith(".xml")) return [{ file, submission: false }];
-    const head = ctx.head(file);
+    const head = ctx.guard(file, "form4", () => ctx.head(file));
+    if (head === null) return [];
     if (isSubmissionText(head)) return [{ file, submission: true }];
     if (/<ownershipDocument[\s>]/.test(head)) return [{ file, submission: false }];
     ctx.passOver(file);

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -26,14 +26,15 @@ export function tempDir(prefix = "stockd-test-"): string {
 }
 
 /**
- * A source directory of links to fixture files (STOCKD_FIXTURES): `links` maps each path in
- * the new directory to the fixture file it links to.
+ * A source directory of copies of fixture files (STOCKD_FIXTURES): `files` maps each path in
+ * the new directory to the fixture file copied there (the importer reads nothing outside its
+ * source directory, so links to the fixtures would be refused).
  */
-export function linkedFixtures(prefix: string, links: Record<string, string>): string {
+export function fixtureSources(prefix: string, files: Record<string, string>): string {
   const dir = tempDir(prefix);
-  for (const [to, from] of Object.entries(links)) {
+  for (const [to, from] of Object.entries(files)) {
     mkdirSync(join(dir, to, ".."), { recursive: true });
-    symlinkSync(join(FIXTURES ?? "", from), join(dir, to));
+    copyFileSync(join(FIXTURES ?? "", from), join(dir, to));
   }
   return dir;
 }

@@ -10,14 +10,14 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
+import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { addDays, relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
 import { type CsvPrice, type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 
 const sources = () =>
-  linkedFixtures("stockd-nasdaq-dividends-", {
+  fixtureSources("stockd-nasdaq-dividends-", {
     "edgar/company_tickers.json": "edgar/company_tickers.json",
     "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
     "edgar/companyfacts/CIK0000320193.json": "edgar/companyfacts/CIK0000320193.json",

@@ -10,7 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
+import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { type SyntheticFact, syntheticFactsJson } from "../ingest/companyfacts-helpers.ts";
 import { type Json, serverOverImport } from "./endpoint-helpers.ts";
 
@@ -31,7 +31,7 @@ const FY2023: SyntheticFact[] = [
 }));
 
 function sources(): string {
-  const dir = linkedFixtures("stockd-filer-metadata-", {
+  const dir = fixtureSources("stockd-filer-metadata-", {
     "edgar/company_tickers.json": "edgar/company_tickers.json",
     "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
     "edgar/submissions/CIK0001677077.json": "edgar/submissions/CIK0001677077.json",

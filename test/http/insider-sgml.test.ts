@@ -7,14 +7,14 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
+import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const SGML = "variants/sgml/0000320193-22-000061.txt";
 
 const sources = () =>
-  linkedFixtures("stockd-insider-sgml-", {
+  fixtureSources("stockd-insider-sgml-", {
     "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
     "edgar/form4/0000320193-22-000061.txt": SGML,
   });

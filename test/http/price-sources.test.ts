@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readCurrent, readManifest } from "../../src/snapshots.ts";
-import { FIXTURES, linkedFixtures } from "../helpers/env.ts";
+import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { addDays, relDiff } from "./derived-facts.ts";
 import { type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
@@ -18,7 +18,7 @@ const root = FIXTURES ?? "";
 const series = (t: string) => `variants/alphavantage/alphavantage_daily_adjusted_${t}.json`;
 
 const sources = () =>
-  linkedFixtures("stockd-alphavantage-", {
+  fixtureSources("stockd-alphavantage-", {
     "edgar/company_tickers_exchange.json": "edgar/company_tickers_exchange.json",
     "prices/alphavantage_daily_adjusted_MSFT.json": series("MSFT"),
     "prices/alphavantage_daily_adjusted_HD.json": series("HD"),

@@ -65,7 +65,8 @@ describe("import", () => {
     const src = demoSources();
     mkdirSync(join(src, "figi"), { recursive: true });
     // A link to a file counts as the file; a linked folder's files are files of the tree.
-    const elsewhere = tempDir();
+    const elsewhere = join(src, ".downloads");
+    mkdirSync(elsewhere);
     writeFileSync(join(elsewhere, "crosswalk.csv"), "cusip,isin,figi\n");
     symlinkSync(join(elsewhere, "crosswalk.csv"), join(src, "figi", "crosswalk.csv"));
     symlinkSync(elsewhere, join(src, "figi", "downloads"));

@@ -34,16 +34,42 @@ const PARSER = new XMLParser({
 const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
 
 /**
+ * A document type declaration, the only place XML declares entities. SEC ownership documents
+ * never carry one; refusing it before parsing means the parser never learns an entity beyond
+ * XML's five predefined ones, so none is expanded (a billion laughs) or fetched (an external one).
+ */
+const DECLARATION = /<!(DOCTYPE|ENTITY)/i;
+
+/**
  * Checks well-formedness and parses. Throws ImportError with the validator's line
- * number when the text is not well-formed XML.
+ * number when the text is not well-formed XML, at the line of a DOCTYPE or ENTITY
+ * declaration (refused), and when the parser fails (at the document's first line in a larger
+ * file).
  */
 export function parseXml(source: XmlSource): XmlNode {
+  const declaration = DECLARATION.exec(source.xml);
+  if (declaration) {
+    throw new ImportError(
+      source.file,
+      lineAt(source, declaration.index),
+      "a DOCTYPE or ENTITY declaration (refused: SEC ownership documents carry none)",
+    );
+  }
   const result = XMLValidator.validate(source.xml);
   if (result !== true) {
     const line = Number.isInteger(result.err.line) ? result.err.line + (source.firstLine ?? 1) - 1 : null;
     throw new ImportError(source.file, line, `malformed XML: ${result.err.msg}`);
   }
-  const parsed: unknown = PARSER.parse(source.xml);
+  let parsed: unknown;
+  try {
+    parsed = PARSER.parse(source.xml);
+  } catch (error) {
+    // Past the validator, the parser still has limits of its own (nesting depth).
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ImportError(source.file, source.firstLine ?? null, `malformed XML: ${message}`, {
+      cause: error,
+    });
+  }
   if (!isNode(parsed)) throw new ImportError(source.file, null, "malformed XML: no root element");
   return parsed;
 }
@@ -94,9 +120,13 @@ export function lineOf(source: XmlSource, node: XmlNode): number | null {
   // The metadata lives under a symbol key that the XmlNode index type does not cover.
   const meta = (node as Record<symbol, { startIndex?: number } | undefined>)[META];
   const start = meta?.startIndex;
-  if (start === undefined) return null;
+  return start === undefined ? null : lineAt(source, start);
+}
+
+/** 1-based line of the character at `index` of the source. */
+function lineAt(source: XmlSource, index: number): number {
   let line = source.firstLine ?? 1;
-  for (let i = source.xml.indexOf("\n"); i !== -1 && i < start; i = source.xml.indexOf("\n", i + 1)) line++;
+  for (let i = source.xml.indexOf("\n"); i !== -1 && i < index; i = source.xml.indexOf("\n", i + 1)) line++;
   return line;
 }
 
