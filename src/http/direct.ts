@@ -46,7 +46,7 @@ export const wholeBody = (body: BodyBytes): string | Blob =>
  * same `body`) for the OpenAPI document and for requests that reach it by `handle`.
  */
 export interface DirectRouteDefinition {
-  /** The path pattern, `:name` for a parameter (the same syntax for Bun and Elysia). */
+  /** The path pattern, `:name` for a parameter (the same syntax for `directMatcher` and Elysia). */
   path: string;
   endpoint: Endpoint;
   /** String properties only: the values are passed as they arrive. */

@@ -52,9 +52,11 @@ export interface EdgeDeps {
 /**
  * The HTTP edge in front of the routed app. For every request: an id; GET/HEAD only; a key
  * (the same 401 for every kind of bad key, and addresses that keep failing are throttled
- * before their keys are even hashed); the per-key rate and in-flight limits; idempotent
- * retries; the snapshot the request reads; a time budget; and — once the final status is
- * known — the reservation committed (2xx, before the response is sent) or released.
+ * before their keys are even hashed); the per-key rate limit and the per-key and per-user
+ * in-flight limits; idempotent retries; the snapshot the request reads; the heavy-call slots;
+ * a time budget; once the final status is known, the reservation committed (2xx, before the
+ * response is sent) or released; and once the transport says how the response went out, a
+ * refund of a debit whose response was not delivered.
  */
 export class Edge {
   private readonly rate: RateLimiter;
@@ -95,7 +97,7 @@ export class Edge {
     return this.run(request, addressOf, this.viaApp);
   }
 
-  /** The same for a direct route (Bun's router matched it and parsed `pathValues`). */
+  /** The same for a direct route (`directMatcher` matched it and parsed `pathValues`). */
   handleDirect(
     route: DirectRoute,
     request: Request,
