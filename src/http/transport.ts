@@ -56,7 +56,10 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
   };
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req, res) => {
     inFlight++;
-    void answer(exchange, req, res).finally(done);
+    // The edge never throws; a failure here is the socket's, and the connection goes with it.
+    void answer(exchange, req, res)
+      .catch(() => res.destroy())
+      .finally(done);
   });
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = HEADERS_TIMEOUT_MS;
@@ -106,11 +109,16 @@ async function answer(exchange: Exchange, req: IncomingMessage, res: ServerRespo
   const url = requestUrl(req.url ?? "");
   if (url === null)
     return void writeRefusal(res, new ApiError("malformed_request", "the request target must be a path"));
-  const request = new Request(url, {
-    method: req.method,
-    headers: req.headers as Record<string, string>,
-    signal: gone.signal,
-  });
+  let request: Request;
+  try {
+    request = new Request(url, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      signal: gone.signal,
+    });
+  } catch {
+    return void writeRefusal(res, new ApiError("malformed_request", "the request could not be read"));
+  }
   const response = await exchange.handle(request, () => req.socket.remoteAddress);
   exchange.delivered(response, await send(res, response, req.method === "HEAD", gone.signal));
 }
