@@ -18,6 +18,20 @@ import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.
 
 export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
 
+/**
+ * The largest source file read, in bytes: SEC's companyfacts and submissions files of the
+ * largest filers run to ~100 MB; every other source file is far smaller (a daily price
+ * history of 100 years is ~3 MB).
+ */
+const MAX_EDGAR_BYTES = 256 * 1024 * 1024;
+const MAX_OTHER_BYTES = 64 * 1024 * 1024;
+
+function maxBytesOf(name: string): number {
+  return name.startsWith(`edgar${sep}companyfacts${sep}`) || name.startsWith(`edgar${sep}submissions${sep}`)
+    ? MAX_EDGAR_BYTES
+    : MAX_OTHER_BYTES;
+}
+
 /** Manifest reports list this many skipped records; the total counts them all. */
 const LISTED_SKIPS = 1000;
 
@@ -173,9 +187,22 @@ export class ImportContext {
     }
   }
 
-  /** A source file's text (see `open`). */
+  /**
+   * A source file's text (see `open`); a file over its size cap (`maxBytesOf`) is refused
+   * before it is read, so memory stays bounded whatever a source directory holds.
+   */
   read(file: string): string {
-    return this.open(file, (fd) => readFileSync(fd, "utf8"));
+    return this.open(file, (fd) => {
+      const bytes = fstatSync(fd).size;
+      const cap = maxBytesOf(this.name(file));
+      if (bytes > cap)
+        throw new ImportError(
+          this.name(file),
+          null,
+          `${bytes} bytes is over this kind of file's limit of ${cap}`,
+        );
+      return readFileSync(fd, "utf8");
+    });
   }
 
   /** A file's first 4 KiB, as text (a header or a symbol, without reading the whole file). */

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
-import { isTickerLike, normalizeCik, tickerKey } from "../domain/tickers.ts";
+import { normalizeCik, normalizeTicker, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
@@ -206,7 +206,10 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
       ctx.passOver(file);
       continue;
     }
-    const ticker = (json ? alphaVantageSymbol(head) : null) ?? tickerFromFileName(file);
+    const ticker =
+      (json ? alphaVantageSymbol(head) : null) ??
+      ctx.guard(file, "prices", () => tickerFromFileName(ctx.name(file)));
+    if (ticker === null) continue;
     const key = tickerKey(ticker);
     const taken = out.get(key);
     if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
@@ -427,12 +430,12 @@ function filedSymbols(documents: readonly OwnershipFiling[]): FiledSymbol[] {
   return documents
     .filter((d) => d.issuer.tradingSymbol !== null)
     .toSorted((a, b) => b.periodOfReport.localeCompare(a.periodOfReport))
-    .map((d) => ({
-      ticker: (d.issuer.tradingSymbol as string).trim().toUpperCase(),
-      cik: d.issuer.cik,
-      name: d.issuer.name ?? (d.issuer.tradingSymbol as string),
-    }))
-    .filter((s) => isTickerLike(s.ticker) && !NO_SYMBOL.has(s.ticker));
+    .flatMap((d) => {
+      const ticker = normalizeTicker(d.issuer.tradingSymbol as string);
+      return ticker === null || NO_SYMBOL.has(ticker)
+        ? []
+        : [{ ticker, cik: d.issuer.cik, name: d.issuer.name ?? (d.issuer.tradingSymbol as string) }];
+    });
 }
 
 /** Purchases and sales (codes P and S) of non-derivative securities, from the ownership documents. */

@@ -33,7 +33,9 @@ export function readMarketSources(
 ): MarketSources {
   const dividends = new Map<string, DividendRow[]>();
   for (const file of ctx.files(join(ctx.root, "dividends"), ".csv", ".json")) {
-    const ticker = tickerFromFileName(file);
+    // A file name that is no ticker fails the import, or when lenient skips the file.
+    const ticker = ctx.guard(file, "dividends", () => tickerFromFileName(ctx.name(file)));
+    if (ticker === null) continue;
     const rows = ctx.parse(file, "dividends", (text, name, opts) =>
       parseDividends(text, name, { ...opts, ticker }),
     );
@@ -52,7 +54,10 @@ export function readMarketSources(
   const estimates = new Map<string, EstimateSignalsRow>();
   const histories = new Map<string, EarningsHistory>();
   for (const file of ctx.files(join(ctx.root, "estimates"), ".csv", ".json")) {
-    const parsed = parseEstimatesFile(ctx.read(file), ctx.name(file), ctx.parseOptions);
+    const parsed = ctx.guard(file, "estimates", () =>
+      parseEstimatesFile(ctx.read(file), ctx.name(file), ctx.parseOptions),
+    );
+    if (parsed === null) continue;
     ctx.count("estimates", file, parsed.result.rows.length, parsed.result.skipped);
     if (parsed.kind === "signals") for (const row of parsed.result.rows) keepLatest(estimates, row);
     else for (const h of parsed.result.rows) histories.set(tickerKey(h.ticker), h);

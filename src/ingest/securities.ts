@@ -77,7 +77,7 @@ export function buildSecurities(input: {
   for (const [i, t] of listed.entries()) add(t.ticker, t.cik, t.name, t.exchange, true, i);
   for (const c of input.companies) {
     for (const [i, ticker] of c.tickers.entries())
-      if (ticker) add(ticker.toUpperCase(), c.cik, c.name, c.exchanges[i] ?? null, false);
+      if (ticker) add(ticker, c.cik, c.name, c.exchanges[i] ?? null, false);
   }
   for (const s of input.filedSymbols) add(s.ticker, s.cik, s.name, null, false);
   for (const ticker of input.priceTickers) add(ticker, null, ticker, null, false);

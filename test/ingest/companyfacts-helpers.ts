@@ -97,7 +97,7 @@ export function syntheticFactsJson(
       fy: f.fy === undefined ? 2099 : f.fy,
       fp: f.fp === undefined ? "FY" : f.fp,
       form: f.form ?? "10-K",
-      filed: f.filed ?? "2099-01-01",
+      filed: f.filed ?? "2026-06-30",
     });
   }
   return { cik, entityName: "Synthetic Co", facts: tree };

@@ -17,10 +17,13 @@
  * rate-limit answer saved in place of the series. When lenient, a bad day is skipped, except
  * a day with a split or a dividend: every earlier price depends on it, so it fails the file.
  */
+import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
 import type { PriceRow } from "./prices.ts";
 import {
+  checkAdjustedPrices,
+  checkVolume,
   FieldError,
   isObject,
   type ParseOptions,
@@ -29,7 +32,9 @@ import {
   RecordCollector,
   readDate,
   readNumber,
+  readPrice,
   roundDecimal,
+  shown,
   textProp,
 } from "./values.ts";
 
@@ -51,9 +56,14 @@ export function isOtherJson(head: string): boolean {
   return /^\s*[[{]/.test(head) && !RESPONSE_KEY.test(head);
 }
 
-/** The symbol an Alpha Vantage file names in its "Meta Data", from the file's first bytes; null if none. */
+/**
+ * The symbol an Alpha Vantage file names in its "Meta Data", from the file's first bytes; null
+ * if none, or none that is a ticker (then the file is read under its name, and reading it
+ * refuses the symbol: `readSeries`).
+ */
 export function alphaVantageSymbol(head: string): string | null {
-  return SYMBOL.exec(head)?.[1]?.trim() || null;
+  const symbol = SYMBOL.exec(head)?.[1];
+  return symbol === undefined ? null : normalizeTicker(symbol);
 }
 
 /** One day as the file gives it (prices as traded). */
@@ -70,7 +80,7 @@ export function parseAlphaVantagePrices(
   opts: ParseOptions = {},
 ): ParseResult<PriceRow> {
   const { days, skipped } = readSeries(text, file, opts);
-  return { rows: onSplitBasis(days).map((d) => d.price), skipped };
+  return { rows: onSplitBasis(days, file).map((d) => d.price), skipped };
 }
 
 /** The file's cash dividends on the split-adjusted basis of its prices, ascending by ex-date. */
@@ -80,7 +90,7 @@ export function parseAlphaVantageDividends(
   opts: ParseOptions & { ticker: string },
 ): ParseResult<DividendRow> {
   const { days, skipped } = readSeries(text, file, opts);
-  const rows = onSplitBasis(days)
+  const rows = onSplitBasis(days, file)
     .filter((d) => d.dividend > 0)
     .map((d) => priceFileDividend(opts.ticker, d.price.date, d.dividend));
   return { rows, skipped };
@@ -93,6 +103,7 @@ function readSeries(
 ): { days: RawDay[]; skipped: ParseResult<RawDay>["skipped"] } {
   const json = parseJson(text, file);
   if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
+  checkSymbol(json, file);
   const series = json[SERIES];
   if (!isObject(series)) {
     const answer = ["Error Message", "Note", "Information"]
@@ -141,6 +152,14 @@ function readSeries(
   return { days: rows, skipped };
 }
 
+/** A "2. Symbol" in the "Meta Data" must be a ticker (see `alphaVantageSymbol`). */
+function checkSymbol(json: Record<string, unknown>, file: string): void {
+  const meta = json["Meta Data"];
+  const symbol = isObject(meta) ? meta["2. Symbol"] : undefined;
+  if (symbol === undefined || (typeof symbol === "string" && normalizeTicker(symbol) !== null)) return;
+  throw new ImportError(file, null, `"Meta Data"."2. Symbol" ${shown(symbol)} is not a ticker symbol`);
+}
+
 /** Whether a day's raw fields hold a split or a dividend (or cannot tell: a field that is not a number). */
 function carriesEvent(day: unknown): boolean {
   if (!isObject(day)) return false;
@@ -151,36 +170,34 @@ function carriesEvent(day: unknown): boolean {
 
 function rawDay(date: string, day: unknown): RawDay {
   if (!isObject(day)) throw new FieldError("expected an object of prices");
-  const number = (key: string, required = false) => {
-    const value = readNumber(textProp(day, key), key);
-    if (value === null && required) throw new FieldError(`"${key}" is missing`);
-    if (value !== null && value < 0) throw new FieldError(`"${key}" ${value} is negative`);
-    return value;
-  };
-  const close = number("4. close", true) as number;
+  const price = (key: string) => readPrice(textProp(day, key), `"${key}"`);
+  const close = price("4. close");
+  if (close === null) throw new FieldError(`"4. close" is missing`);
   if (close === 0) throw new FieldError(`"4. close" must be a positive price`);
-  const split = number(SPLIT, true) as number;
-  if (split === 0) throw new FieldError(`"${SPLIT}" must be positive`);
-  const volume = number("6. volume");
-  if (volume !== null && !Number.isSafeInteger(volume))
-    throw new FieldError(`"6. volume" ${volume} is not a whole number`);
+  const split = readNumber(textProp(day, SPLIT), `"${SPLIT}"`);
+  if (split === null) throw new FieldError(`"${SPLIT}" is missing`);
+  if (!(split > 0)) throw new FieldError(`"${SPLIT}" ${split} must be positive`);
+  const volume = readNumber(textProp(day, "6. volume"), `"6. volume"`);
   return {
     price: {
       date: readDate(date, "date"),
-      open: number("1. open"),
-      high: number("2. high"),
-      low: number("3. low"),
+      open: price("1. open"),
+      high: price("2. high"),
+      low: price("3. low"),
       close,
-      adj_close: number("5. adjusted close"),
-      volume,
+      adj_close: price("5. adjusted close"),
+      volume: volume === null ? null : checkVolume(volume, `"6. volume"`),
     },
     split,
-    dividend: number(DIVIDEND) ?? 0,
+    dividend: price(DIVIDEND) ?? 0,
   };
 }
 
-/** The days with prices, volumes and dividends divided by the splits after each (ascending input). */
-function onSplitBasis(days: readonly RawDay[]): RawDay[] {
+/**
+ * The days with prices, volumes and dividends divided by the splits after each (ascending
+ * input); a file whose coefficients make a price no price fails (`checkAdjustedPrices`).
+ */
+function onSplitBasis(days: readonly RawDay[], file: string): RawDay[] {
   const out: RawDay[] = new Array(days.length);
   let factor = 1;
   for (let i = days.length - 1; i >= 0; i--) {
@@ -201,5 +218,9 @@ function onSplitBasis(days: readonly RawDay[]): RawDay[] {
     };
     factor *= day.split;
   }
+  checkAdjustedPrices(
+    out.map((d) => d.price),
+    file,
+  );
   return out;
 }

@@ -33,13 +33,15 @@
  * after-market-close, post-market), "during-market" (dmh, during-market-hours) or
  * "not-supplied" (empty, time-not-supplied, n/a, unknown); anything else is an error.
  * fiscal_quarter_ending is month precision `YYYY-MM` (Nasdaq "Mar/2024" → "2024-03",
- * "2023-04-30" → "2023-04"). cik is 10-digit zero-padded. eps_surprise = eps_actual −
- * eps_forecast when both are known, else null (sources' own surprise figures are ignored).
+ * "2023-04-30" → "2023-04"). Dates (and months) lie from 1900 to a year from today. cik is
+ * 10-digit zero-padded. eps_surprise = eps_actual − eps_forecast when both are known, else null
+ * (sources' own surprise figures are ignored).
  */
 import { ImportError } from "../errors.ts";
 import { readCsv } from "./csv.ts";
 import { type Aliases, type FieldSource, fieldsFromCsv, fieldsFromObject, mapColumns } from "./fields.ts";
 import {
+  dateRangeProblem,
   FieldError,
   formatDate,
   isCalendarDate,
@@ -56,6 +58,7 @@ import {
   readMoney,
   readTicker,
   roundDecimal,
+  shown,
 } from "./values.ts";
 
 /** When in the trading day results come out. */
@@ -164,21 +167,22 @@ function nasdaqDay(asOf: unknown, file: string): string {
   const m = typeof asOf === "string" ? AS_OF.exec(asOf.trim()) : null;
   if (m !== null) {
     const [y, mo, d] = [Number(m[3]), MONTHS.indexOf((m[1] ?? "").toLowerCase()) + 1, Number(m[2])];
-    if (isCalendarDate(y, mo, d)) return formatDate(y, mo, d);
+    if (isCalendarDate(y, mo, d)) {
+      const day = formatDate(y, mo, d);
+      const problem = dateRangeProblem(day, "announced");
+      if (problem !== null) throw new ImportError(file, null, `asOf ${shown(asOf)} ${problem}`);
+      return day;
+    }
   }
   const named = /(\d{4}-\d{2}-\d{2})/.exec(file.split(/[\\/]/).pop() ?? "");
   if (named?.[1] !== undefined) {
     try {
-      return readDate(named[1], "file name date");
+      return readDate(named[1], "file name date", "announced");
     } catch {
       // fall through to the error below
     }
   }
-  throw new ImportError(
-    file,
-    null,
-    `cannot tell the day: asOf ${JSON.stringify(asOf)} and no date in the file name`,
-  );
+  throw new ImportError(file, null, `cannot tell the day: asOf ${shown(asOf)} and no date in the file name`);
 }
 
 /** `{"AAPL":{"date","period_end","last_report_date"?},...}`: one or two rows per ticker. */
@@ -186,11 +190,15 @@ function addTickerKeyedRows(json: JsonObject, out: RecordCollector<CalendarRow>)
   for (const [ticker, value] of Object.entries(json)) {
     if (!isObject(value)) continue; // the caller checked every value is an object
     const entry: JsonObject = { ...value, symbol: ticker };
-    out.add(null, () => calendarRow(fieldsFromObject(entry, ALIASES), null), `"${ticker}"`);
+    out.add(null, () => calendarRow(fieldsFromObject(entry, ALIASES), null), shown(ticker));
     const last = entry.last_report_date;
     if (last === undefined || last === null) continue;
     const past = { symbol: ticker, date: last };
-    out.add(null, () => calendarRow(fieldsFromObject(past, ALIASES), null), `"${ticker}".last_report_date`);
+    out.add(
+      null,
+      () => calendarRow(fieldsFromObject(past, ALIASES), null),
+      `${shown(ticker)}.last_report_date`,
+    );
   }
 }
 
@@ -204,7 +212,9 @@ function calendarRow(f: FieldSource<CalendarField>, day: string | null): Calenda
     ticker: readTicker(f.get("ticker"), f.label("ticker")),
     cik: readCik(f.get("cik"), f.label("cik")),
     earning_date:
-      day !== null && dateText === undefined ? day : readDate(dateText ?? "", f.label("earning_date")),
+      day !== null && dateText === undefined
+        ? day
+        : readDate(dateText ?? "", f.label("earning_date"), "announced"),
     earning_time: readEarningTime(f.get("earning_time"), f.label("earning_time")),
     eps_forecast,
     eps_actual,
@@ -242,30 +252,36 @@ export function readEarningTime(value: string | undefined, column: string): Earn
     .replace(/^time[-_ ]/, "")
     .replace(/[\s-]+/g, "_");
   const time = TIMES[key];
-  if (time === undefined) throw new FieldError(`${column} "${value}" is not a known earnings time`);
+  if (time === undefined) throw new FieldError(`${column} ${shown(value)} is not a known earnings time`);
   return time;
 }
 
 const MONTH_SLASH_YEAR = /^([A-Za-z]{3})\/(\d{4})$/;
 const YEAR_MONTH = /^(\d{4})-(\d{2})(?:-\d{2})?$/;
 
-/** "Mar/2024", "2024-03" or "2024-03-31" → "2024-03" (a full date must be a real date). */
+/**
+ * "Mar/2024", "2024-03" or "2024-03-31" → "2024-03" (a full date must be a real date; the
+ * month's first day within the bounds of `readDate`).
+ */
 function readFiscalMonth(value: string, column: string): string {
   const s = value.trim();
   const named = MONTH_SLASH_YEAR.exec(s);
   const numeric = named === null ? YEAR_MONTH.exec(s) : null;
   const year = Number(named?.[2] ?? numeric?.[1]);
   const month = named ? MONTHS.indexOf((named[1] ?? "").toLowerCase()) + 1 : Number(numeric?.[2]);
-  if (s.length === 10) readDate(s, column);
+  if (s.length === 10) readDate(s, column, "announced");
   if (!isCalendarDate(year, month, 1))
-    throw new FieldError(`${column} "${value}" is not a fiscal quarter end`);
-  return formatDate(year, month, 1).slice(0, 7);
+    throw new FieldError(`${column} ${shown(value)} is not a fiscal quarter end`);
+  const first = formatDate(year, month, 1);
+  const problem = dateRangeProblem(first, "announced");
+  if (problem !== null) throw new FieldError(`${column} ${shown(value)} ${problem}`);
+  return first.slice(0, 7);
 }
 
 /** A CIK: 1–10 digits, returned zero-padded to 10; empty is null. */
 function readCik(value: string | undefined, column: string): string | null {
   if (isMissing(value)) return null;
   const s = (value ?? "").trim();
-  if (!/^\d{1,10}$/.test(s)) throw new FieldError(`${column} "${value}" is not a CIK`);
+  if (!/^\d{1,10}$/.test(s)) throw new FieldError(`${column} ${shown(value)} is not a CIK`);
   return s.padStart(10, "0");
 }

@@ -4,13 +4,16 @@
  * filed, grouped as `facts.{taxonomy}.{Concept}.units.{UNIT}[]`, each fact carrying its own
  * period (`start?`, `end`) and the filing that carried it (`accn`, `fy`, `fp`, `form`, `filed`).
  *
+ * Dates are `YYYY-MM-DD`, real calendar dates from 1900 to a week from today (`isoDateProblem`):
+ * a filing neither reports nor is filed later than that.
+ *
  * Parsing only validates and reshapes; turning facts into statements is
  * `ingest/compute/statements.ts`. Facts are kept in Maps so that a concept named like an
  * Object.prototype member can never be confused with a missing one.
  */
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
-import { isIsoDate, isObject, type JsonObject } from "./values.ts";
+import { isObject, isoDateProblem, type JsonObject, latestDate, shown } from "./values.ts";
 
 /** One reported value, exactly as the SEC lists it (dates `YYYY-MM-DD`). */
 export interface XbrlFact {
@@ -75,16 +78,17 @@ class FactError extends Error {}
 export function parseCompanyFacts(json: unknown, file: string): CompanyFacts {
   if (!isObject(json)) throw new ImportError(file, null, "expected a JSON object");
   const cik = normalizeCik(json.cik);
-  if (cik === null) throw new ImportError(file, null, `cik ${JSON.stringify(json.cik)} is not a CIK`);
+  if (cik === null) throw new ImportError(file, null, `cik ${shown(json.cik)} is not a CIK`);
   const entityName = typeof json.entityName === "string" ? json.entityName : "";
   // A company that never filed XBRL has `"facts": {}`; an absent `facts` is a broken file.
   if (!isObject(json.facts)) throw new ImportError(file, null, "facts is missing or not an object");
   const result: CompanyFacts = { cik, entityName, facts: new Map(), documents: new Map() };
+  const latest = latestDate("recorded");
   for (const [taxonomy, concepts] of Object.entries(json.facts)) {
     const path = `facts.${taxonomy}`;
     if (!isObject(concepts)) throw new ImportError(file, null, `${path} is not an object`);
     try {
-      result.facts.set(taxonomy, parseTaxonomy(taxonomy, concepts, path, result.documents));
+      result.facts.set(taxonomy, parseTaxonomy(taxonomy, concepts, path, result.documents, latest));
     } catch (err) {
       if (err instanceof FactError) throw new ImportError(file, null, err.message);
       throw err;
@@ -98,13 +102,14 @@ function parseTaxonomy(
   concepts: JsonObject,
   path: string,
   documents: Map<string, DocumentInfo>,
+  latest: string,
 ): Map<string, UnitFacts> {
   const out = new Map<string, UnitFacts>();
   for (const [concept, body] of Object.entries(concepts)) {
     const conceptPath = `${path}.${concept}`;
     if (!isObject(body) || !isObject(body.units)) throw new FactError(`${conceptPath}.units is missing`);
     if (taxonomy === "dei" && DOCUMENT_CONCEPTS.has(concept)) {
-      readDocumentFacts(concept, body.units, `${conceptPath}.units`, documents);
+      readDocumentFacts(concept, body.units, `${conceptPath}.units`, documents, latest);
       continue;
     }
     const units: UnitFacts = new Map();
@@ -113,7 +118,7 @@ function parseTaxonomy(
       if (!Array.isArray(list)) throw new FactError(`${unitPath} is not an array`);
       units.set(
         unit,
-        list.map((raw, i) => parseFact(raw, `${unitPath}[${i}]`)),
+        list.map((raw, i) => parseFact(raw, `${unitPath}[${i}]`, latest)),
       );
     }
     out.set(concept, units);
@@ -121,21 +126,22 @@ function parseTaxonomy(
   return out;
 }
 
-function parseFact(raw: unknown, path: string): XbrlFact {
+/** One fact; `latest` is the latest date it may carry (see the module comment). */
+function parseFact(raw: unknown, path: string, latest: string): XbrlFact {
   if (!isObject(raw)) throw new FactError(`${path} is not an object`);
   const val = raw.val;
   if (typeof val !== "number" || !Number.isFinite(val)) throw new FactError(`${path}.val is not a number`);
   const fy = raw.fy ?? null;
   if (fy !== null && !Number.isInteger(fy)) throw new FactError(`${path}.fy is not a year`);
   return {
-    start: raw.start === undefined || raw.start === null ? null : dateOf(raw.start, `${path}.start`),
-    end: dateOf(raw.end, `${path}.end`),
+    start: raw.start === undefined || raw.start === null ? null : dateOf(raw.start, `${path}.start`, latest),
+    end: dateOf(raw.end, `${path}.end`, latest),
     val,
     accn: textOf(raw.accn, `${path}.accn`),
     fy: fy as number | null,
     fp: optionalText(raw.fp, `${path}.fp`),
     form: textOf(raw.form, `${path}.form`),
-    filed: dateOf(raw.filed, `${path}.filed`),
+    filed: dateOf(raw.filed, `${path}.filed`, latest),
     frame: optionalText(raw.frame, `${path}.frame`),
   };
 }
@@ -146,6 +152,7 @@ function readDocumentFacts(
   units: JsonObject,
   path: string,
   documents: Map<string, DocumentInfo>,
+  latest: string,
 ): void {
   for (const [unit, list] of Object.entries(units)) {
     if (!Array.isArray(list)) throw new FactError(`${path}.${unit} is not an array`);
@@ -155,17 +162,17 @@ function readDocumentFacts(
       const accn = textOf(raw.accn, `${at}.accn`);
       const info = documents.get(accn) ?? { periodEndDate: null, amendmentFlag: null };
       if (concept === "AmendmentFlag") info.amendmentFlag = raw.val === true || raw.val === "true";
-      else info.periodEndDate = dateOf(raw.val, `${at}.val`);
+      else info.periodEndDate = dateOf(raw.val, `${at}.val`, latest);
       documents.set(accn, info);
     }
   }
 }
 
-function dateOf(value: unknown, path: string): string {
-  if (typeof value !== "string" || !isIsoDate(value)) {
-    throw new FactError(`${path} ${JSON.stringify(value)} is not a YYYY-MM-DD date`);
-  }
-  return value;
+function dateOf(value: unknown, path: string, latest: string): string {
+  const problem =
+    typeof value === "string" ? isoDateProblem(value, latest) : `${shown(value)} is not a date (YYYY-MM-DD)`;
+  if (problem !== null) throw new FactError(`${path} ${problem}`);
+  return value as string;
 }
 
 function textOf(value: unknown, path: string): string {

@@ -14,8 +14,9 @@
  *
  * Errors (thrown as ImportError, because they break the structure of the rest of the
  * file): an unterminated quoted field, a character other than `,` or a line end after a
- * closing quote, a `"` inside an unquoted field, a file with no header. A record whose
- * cell count differs from the header's is the caller's decision (see `checkWidth`).
+ * closing quote, a `"` inside an unquoted field, a record longer than MAX_RECORD_LENGTH, a
+ * file with no header. A record whose cell count differs from the header's is the caller's
+ * decision (see `checkWidth`).
  */
 import { ImportError } from "../errors.ts";
 
@@ -32,6 +33,14 @@ export interface CsvTable {
   headerLine: number;
   records: CsvRecord[];
 }
+
+/**
+ * The longest record (a line, or the lines of a record with a quoted line break), in
+ * characters. Real ones are under 1,000 (listed-filer metadata's longest is ~700). A longer one
+ * is refused before it is cut into cells or copied, so that a file of one huge line costs its
+ * text and no more: cut into cells, a 200 MB line took ten times that.
+ */
+export const MAX_RECORD_LENGTH = 64 * 1024;
 
 const QUOTE = 34; // "
 const COMMA = 44; // ,
@@ -63,6 +72,7 @@ export function forEachCsvRecord(
       if (quoteAt === -1) quoteAt = end;
     }
     if (quoteAt >= lineEnd) {
+      if (lineEnd - pos > MAX_RECORD_LENGTH) throw tooLong(file, line);
       if (lineEnd > pos) onRecord(text.slice(pos, lineEnd).split(","), line);
       pos = nl + 1;
       line += 1;
@@ -83,26 +93,34 @@ interface QuotedRecord {
   lines: number;
 }
 
+function tooLong(file: string, line: number): ImportError {
+  return new ImportError(file, line, `line longer than ${MAX_RECORD_LENGTH} characters`);
+}
+
 /** Character-level parse of one record that contains at least one `"`. */
 function readQuotedRecord(text: string, start: number, file: string, line: number): QuotedRecord {
   const cells: string[] = [];
+  // The index past the longest record: the record ends before it or is refused.
+  const limit = start + MAX_RECORD_LENGTH;
   let pos = start;
   let lines = 1;
   for (;;) {
     let cell: string;
     if (text.charCodeAt(pos) === QUOTE) {
-      const quoted = readQuotedCell(text, pos, file, line);
+      const quoted = readQuotedCell(text, pos, limit, file, line);
       cell = quoted.value;
       lines += quoted.breaks;
       pos = quoted.next;
     } else {
       let stop = pos;
-      while (stop < text.length) {
+      const end = Math.min(text.length, limit + 1);
+      while (stop < end) {
         const c = text.charCodeAt(stop);
         if (c === COMMA || c === LF || c === CR) break;
         if (c === QUOTE) throw new ImportError(file, line, `stray '"' inside an unquoted field`);
         stop += 1;
       }
+      if (stop > limit) throw tooLong(file, line);
       cell = text.slice(pos, stop);
       pos = stop;
     }
@@ -119,10 +137,11 @@ function readQuotedRecord(text: string, start: number, file: string, line: numbe
   }
 }
 
-/** Reads `"..."` starting at the opening quote; `""` is an escaped quote. */
+/** Reads `"..."` from the opening quote, closed before `limit` (else too long); `""` is an escaped quote. */
 function readQuotedCell(
   text: string,
   open: number,
+  limit: number,
   file: string,
   line: number,
 ): { value: string; next: number; breaks: number } {
@@ -131,6 +150,7 @@ function readQuotedCell(
   for (;;) {
     const close = text.indexOf('"', from);
     if (close === -1) throw new ImportError(file, line, "unterminated quoted field");
+    if (close >= limit) throw tooLong(file, line);
     value += text.slice(from, close);
     if (text.charCodeAt(close + 1) !== QUOTE) {
       return { value, next: close + 1, breaks: countLineBreaks(value) };

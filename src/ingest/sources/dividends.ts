@@ -27,8 +27,10 @@
  * types are listed in `skipped`. Nasdaq amounts are as declared, NOT split-adjusted
  * (AAPL's 1988 rows show $0.10), unlike the yfinance CSVs: rows say so in `split_adjusted`.
  *
- * Rules: an amount that is zero, negative or not a number, or a date that is not a real
- * calendar date, is a bad record (an ImportError in strict mode, skipped in lenient mode).
+ * Rules: an amount that is zero, negative, not a number or not below MAX_PER_SHARE, or a
+ * date that is not a real calendar date or lies before 1900 or more than a year ahead (a
+ * declared dividend's dates are ahead of its history), is a bad record (an ImportError in
+ * strict mode, skipped in lenient mode).
  * Several rows with the same ex_date: the LAST one in file order is kept (a later line is
  * taken as a correction); the others are listed in `skipped`. Rows are returned sorted by
  * ex_date ascending.
@@ -38,6 +40,7 @@ import { type CsvRecord, checkWidth, findColumn, readCsv, requireColumn } from "
 import {
   FieldError,
   isObject,
+  MAX_PER_SHARE,
   type ParseOptions,
   type ParseResult,
   parseJson,
@@ -46,6 +49,7 @@ import {
   readDate,
   readMoney,
   readOptionalDate,
+  shown,
   textProp,
   tickerFromFileName,
 } from "./values.ts";
@@ -145,23 +149,23 @@ function dividendFromCsv(
   const cell = (at: number) => (at === -1 ? undefined : record.cells[at]);
   return {
     ticker,
-    ex_date: readDate(cell(cols.exDate) ?? "", "ex_date"),
-    pay_date: readOptionalDate(cell(cols.payDate), "pay_date"),
-    record_date: readOptionalDate(cell(cols.recordDate), "record_date"),
-    declaration_date: readOptionalDate(cell(cols.declarationDate), "declaration_date"),
+    ex_date: readDate(cell(cols.exDate) ?? "", "ex_date", "announced"),
+    pay_date: readOptionalDate(cell(cols.payDate), "pay_date", "announced"),
+    record_date: readOptionalDate(cell(cols.recordDate), "record_date", "announced"),
+    declaration_date: readOptionalDate(cell(cols.declarationDate), "declaration_date", "announced"),
     amount: readAmount(cell(cols.amount), "amount"),
     currency: readCurrency(cell(cols.currency), "currency"),
     split_adjusted: true,
   };
 }
 
-/** A cash amount per share: required and strictly positive. */
+/** A cash amount per share: required, positive and below MAX_PER_SHARE. */
 function readAmount(value: string | undefined, column: string): number {
   const amount = readMoney(value, column);
   if (amount === null) throw new FieldError(`${column} is empty`);
-  if (!Number.isFinite(amount) || amount <= 0) {
-    throw new FieldError(`${column} "${value}" is not a positive amount per share`);
-  }
+  if (!(amount > 0)) throw new FieldError(`${column} ${shown(value)} is not a positive amount per share`);
+  if (!(amount < MAX_PER_SHARE))
+    throw new FieldError(`${column} ${shown(value)} is not below ${MAX_PER_SHARE}`);
   return amount;
 }
 
@@ -178,7 +182,7 @@ export function parseNasdaqDividendsJson(
     const where = `data.dividends.rows[${i}]`;
     const type = isObject(record) ? record.type : undefined;
     if (typeof type === "string" && type.trim().toLowerCase() !== "cash") {
-      out.drop(null, `${where}: type "${type}" is not a cash dividend`);
+      out.drop(null, `${where}: type ${shown(type)} is not a cash dividend`);
       return;
     }
     out.add(null, () => dividendFromNasdaq(record, ticker), where);
@@ -199,10 +203,10 @@ function dividendFromNasdaq(record: unknown, ticker: string): DividendRow {
   if (!isObject(record)) throw new FieldError("record is not an object");
   return {
     ticker,
-    ex_date: readDate(textProp(record, "exOrEffDate") ?? "", "exOrEffDate"),
-    pay_date: readOptionalDate(textProp(record, "paymentDate"), "paymentDate"),
-    record_date: readOptionalDate(textProp(record, "recordDate"), "recordDate"),
-    declaration_date: readOptionalDate(textProp(record, "declarationDate"), "declarationDate"),
+    ex_date: readDate(textProp(record, "exOrEffDate") ?? "", "exOrEffDate", "announced"),
+    pay_date: readOptionalDate(textProp(record, "paymentDate"), "paymentDate", "announced"),
+    record_date: readOptionalDate(textProp(record, "recordDate"), "recordDate", "announced"),
+    declaration_date: readOptionalDate(textProp(record, "declarationDate"), "declarationDate", "announced"),
     amount: readAmount(textProp(record, "amount"), "amount"),
     currency: readCurrency(textProp(record, "currency"), "currency"),
     split_adjusted: false,

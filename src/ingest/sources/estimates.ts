@@ -8,7 +8,8 @@
  * surprisePercentage (percent) becomes surprise_ratio (a fraction: 5.49 → 0.0549);
  * reportTime "pre-market" / "post-market" becomes "pre-market" / "after-hours".
  * Alpha Vantage's error bodies (`{"Information"|"Note"|"Error Message": ...}`) fail the file.
- * Periods are returned newest first, one per fiscal_date_ending (the last listed wins).
+ * Periods are returned newest first, one per fiscal_date_ending (the last listed wins); their
+ * dates lie from 1900 to a year from today (an upcoming quarter may be listed).
  *
  * Traps in the real data, which the parser reports rather than hides:
  * - The newest annualEarnings entry is often the year to date, labelled with its latest
@@ -176,7 +177,7 @@ function arrayProp(json: JsonObject, key: string, file: string): unknown[] {
 function annualFrom(item: unknown): Omit<AnnualEarnings, "partial"> {
   if (!isObject(item)) throw new FieldError("record is not an object");
   return {
-    fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding"),
+    fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding", "announced"),
     reported_eps: readNumber(textProp(item, "reportedEPS"), "reportedEPS"),
   };
 }
@@ -189,8 +190,8 @@ function quarterFrom(item: unknown): QuarterlyEarnings {
   const estimated = readNumber(textProp(item, "estimatedEPS"), "estimatedEPS");
   const noEstimate = estimated === 0 && percent === null;
   return {
-    fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding"),
-    reported_date: readOptionalDate(textProp(item, "reportedDate"), "reportedDate"),
+    fiscal_date_ending: readDate(textProp(item, "fiscalDateEnding") ?? "", "fiscalDateEnding", "announced"),
+    reported_date: readOptionalDate(textProp(item, "reportedDate"), "reportedDate", "announced"),
     reported_eps: reported,
     estimated_eps: noEstimate ? null : estimated,
     surprise: noEstimate ? null : readNumber(textProp(item, "surprise"), "surprise"),

@@ -3,8 +3,11 @@
  * mapping job, each `{"data":[{figi, ticker, exchCode, compositeFIGI, shareClassFIGI,
  * securityType, securityType2, marketSector, name}, ...]}` or `{"warning"|"error": "..."}`
  * (a job with no match, counted and skipped). The first US composite listing per ticker is
- * kept: its `compositeFIGI` identifies the security across US exchanges.
+ * kept: its `compositeFIGI` identifies the security across US exchanges. A listing whose
+ * `ticker` is no ticker (`normalizeTicker`: a listing abroad, Mexico's `AAPL*`) can identify no
+ * security: it is left out and listed, not an error.
  */
+import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import {
   FieldError,
@@ -13,6 +16,8 @@ import {
   type ParseResult,
   parseJson,
   RecordCollector,
+  readTicker,
+  shown,
 } from "./values.ts";
 
 export interface FigiRow {
@@ -34,17 +39,21 @@ export function parseFigiMapping(text: string, file: string, opts: ParseOptions 
   for (const [i, job] of json.entries()) {
     if (!isObject(job)) throw new ImportError(file, null, `[${i}] is not an object`);
     if (!Array.isArray(job.data)) continue;
-    for (const [j, item] of job.data.entries()) out.add(null, () => figiRow(item), `[${i}].data[${j}]`);
+    for (const [j, item] of job.data.entries()) {
+      const where = `[${i}].data[${j}]`;
+      if (isObject(item) && typeof item.ticker === "string" && normalizeTicker(item.ticker) === null)
+        out.drop(null, `${where}: ticker ${shown(item.ticker)} is no ticker symbol`);
+      else out.add(null, () => figiRow(item), where);
+    }
   }
   return out.result();
 }
 
 function figiRow(item: unknown): FigiRow {
   if (!isObject(item)) throw new FieldError("not an object");
-  const ticker = typeof item.ticker === "string" ? item.ticker.trim().toUpperCase() : "";
-  if (!ticker) throw new FieldError("ticker is missing");
+  if (typeof item.ticker !== "string") throw new FieldError("ticker is missing");
   return {
-    ticker,
+    ticker: readTicker(item.ticker, "ticker"),
     composite_figi: figi(item.compositeFIGI, "compositeFIGI"),
     share_class_figi: figi(item.shareClassFIGI, "shareClassFIGI"),
     security_type: str(item.securityType2) ?? str(item.securityType),
@@ -60,6 +69,6 @@ function str(value: unknown): string | null {
 function figi(value: unknown, name: string): string | null {
   const v = str(value);
   if (v === null) return null;
-  if (!FIGI.test(v)) throw new FieldError(`${name} "${v}" is not a FIGI`);
+  if (!FIGI.test(v)) throw new FieldError(`${name} ${shown(v)} is not a FIGI`);
   return v;
 }

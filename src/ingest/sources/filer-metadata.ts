@@ -11,7 +11,8 @@
  * `entityType`, `category`, `description`, `phone`, `ein`, `website`, `investorWebsite`,
  * `business_stateOrCountry`, `business_stateOrCountryDescription`, and `tickers` and
  * `exchanges` as lists (`['BRK-B', 'BRK-A']`, `["AAPL"]`, or one bare value), paired by
- * position as in the submissions file. A CIK listed twice keeps its last row.
+ * position as in the submissions file; each ticker must be one (`readTicker`). A CIK listed
+ * twice keeps its last row.
  */
 
 import { normalizeCik } from "../../domain/tickers.ts";
@@ -19,7 +20,14 @@ import { ImportError } from "../errors.ts";
 import { readCsv } from "./csv.ts";
 import { fieldsFromCsv, mapColumns } from "./fields.ts";
 import { type CompanyRecord, companyFromFields } from "./submissions.ts";
-import { FieldError, type ParseOptions, type ParseResult, RecordCollector } from "./values.ts";
+import {
+  FieldError,
+  type ParseOptions,
+  type ParseResult,
+  RecordCollector,
+  readTicker,
+  shown,
+} from "./values.ts";
 
 const ALIASES = {
   cik: ["cik", "cik_str"],
@@ -71,12 +79,12 @@ export function parseFilerMetadata(
         return cell ? cell : null;
       };
       const cik = normalizeCik(value("cik") ?? "");
-      if (!cik) throw new FieldError(`${f.label("cik")} ${JSON.stringify(f.get("cik"))} is not a CIK`);
+      if (!cik) throw new FieldError(`${f.label("cik")} ${shown(f.get("cik"))} is not a CIK`);
       const name = value("name");
       if (!name) throw new FieldError(`${f.label("name")} is empty`);
       const sic = value("sic");
       if (sic !== null && !/^\d{1,4}$/.test(sic))
-        throw new FieldError(`${f.label("sic")} "${sic}" is not a SIC code`);
+        throw new FieldError(`${f.label("sic")} ${shown(sic)} is not a SIC code`);
       return companyFromFields({
         cik,
         name,
@@ -91,7 +99,9 @@ export function parseFilerMetadata(
         description: value("description"),
         phone: value("phone"),
         ein: value("ein"),
-        tickers: list(value("tickers"), f.label("tickers")),
+        tickers: list(value("tickers"), f.label("tickers")).map(
+          (t) => t && readTicker(t, f.label("tickers")),
+        ),
         exchanges: list(value("exchanges"), f.label("exchanges")),
         // No isForeignLocation column: EDGAR's codes for places outside the US hold a digit.
         business_location: {
@@ -112,7 +122,7 @@ export function parseFilerMetadata(
 function monthDay(value: string | null, column: string): string | null {
   if (value === null) return null;
   const padded = value.padStart(4, "0");
-  if (!MMDD.test(padded)) throw new FieldError(`${column} "${value}" is not a month and day (MMDD)`);
+  if (!MMDD.test(padded)) throw new FieldError(`${column} ${shown(value)} is not a month and day (MMDD)`);
   return padded;
 }
 
@@ -120,7 +130,6 @@ function monthDay(value: string | null, column: string): string | null {
 function list(value: string | null, column: string): (string | null)[] {
   if (value === null || /^(none|null|nan)$/i.test(value)) return [];
   if (BARE.test(value)) return [value];
-  if (!LIST.test(value))
-    throw new FieldError(`${column} ${JSON.stringify(value)} is not a list like ['AAPL']`);
+  if (!LIST.test(value)) throw new FieldError(`${column} ${shown(value)} is not a list like ['AAPL']`);
   return [...value.matchAll(ITEMS)].map((m) => (m[1] ?? m[2] ?? "").trim() || null);
 }

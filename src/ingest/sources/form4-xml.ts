@@ -8,6 +8,7 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ImportError } from "../errors.ts";
+import { dateRangeProblem, shown } from "./values.ts";
 
 /** An element with child elements, as fast-xml-parser returns it. */
 export type XmlNode = { [key: string]: unknown };
@@ -152,8 +153,15 @@ export function dateAt(source: XmlSource, node: XmlNode, path: string[]): string
   if (text === null) return null;
   const match = /^(\d{4}-\d{2}-\d{2})(?:$|[TZ+-])/.exec(text);
   if (!match?.[1]) {
-    throw new ImportError(source.file, lineOf(source, node), `${path.join("/")}: "${text}" is not a date`);
+    throw new ImportError(
+      source.file,
+      lineOf(source, node),
+      `${path.join("/")}: ${shown(text)} is not a date`,
+    );
   }
+  const problem = dateRangeProblem(match[1], "recorded");
+  if (problem !== null)
+    throw new ImportError(source.file, lineOf(source, node), `${path.join("/")}: ${match[1]} ${problem}`);
   return match[1];
 }
 

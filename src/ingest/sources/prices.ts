@@ -12,8 +12,9 @@
  *   the file's Close is kept as the adjusted close.
  * - close only: `date,close`
  * and `prices/<TICKER>.json`, Alpha Vantage's daily adjusted series (alphavantage-daily.ts).
- * Required: date and close. Close must be positive, other prices non-negative, volume a
- * whole number; each date once per file. Rows are returned in date order. High below Low by
+ * Required: date and close. Close must be positive, other prices non-negative, all below
+ * MAX_PER_SHARE; volume a whole number below MAX_VOLUME; dates from 1900 to a week from today
+ * (`readDate`), each once per file. Rows are returned in date order. High below Low by
  * less than 1% is kept as given (back-adjusted sources round old prices so that it happens:
  * XOM's 1968-02-20 in yfinance, 0.1603 against 0.1606); by more, it is an error.
  */
@@ -22,15 +23,18 @@ import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavant
 import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
 import {
+  checkAdjustedPrices,
   FieldError,
   isMissing,
   type ParseOptions,
   type ParseResult,
   RecordCollector,
   readDate,
-  readNumber,
+  readPrice,
+  readVolume,
   roundDecimal,
   type SkippedRecord,
+  shown,
 } from "./values.ts";
 
 export interface PriceRow {
@@ -98,7 +102,10 @@ export function parsePriceFile(text: string, file: string, opts: ParseOptions = 
 /** Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors. */
 export function parsePrices(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
   const { rows, dividends, layout, skipped } = readPriceCsv(text, file, opts);
-  return { rows: adjustedForDividends(layout) ? withoutDividends(rows, dividends) : rows, skipped };
+  if (!adjustedForDividends(layout)) return { rows, skipped };
+  const raw = withoutDividends(rows, dividends);
+  checkAdjustedPrices(raw, file);
+  return { rows: raw, skipped };
 }
 
 /**
@@ -126,8 +133,7 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
     const dividendCell = at.dividends < 0 ? "" : (cells[at.dividends] ?? "").trim();
     const hasDividend = !isMissing(dividendCell) && Number(dividendCell) !== 0;
     const readDividend = (date: string) => {
-      const amount = readNumber(dividendCell, "Dividends") ?? 0;
-      if (amount < 0) throw new FieldError(`Dividends ${amount} is negative`);
+      const amount = readPrice(dividendCell, "Dividends") ?? 0;
       // Two dividends on one ex-date (a regular and a special one) are one payment of both.
       if (amount > 0) dividends.set(date, (dividends.get(date) ?? 0) + amount);
     };
@@ -241,15 +247,10 @@ function headerLayout(cells: string[], file: string, line: number): Layout {
 const ROUNDING = 0.01;
 
 function priceRow(cells: string[], at: Layout): PriceRow {
-  const price = (i: number, name: string) => {
-    if (i < 0) return null;
-    const v = readNumber(cells[i], name);
-    if (v !== null && v < 0) throw new FieldError(`${name} ${v} is negative`);
-    return v;
-  };
+  const price = (i: number, name: string) => (i < 0 ? null : readPrice(cells[i], name));
   const close = price(at.close, "Close");
   if (close === null || close === 0)
-    throw new FieldError(`Close "${cells[at.close]}" must be a positive price`);
+    throw new FieldError(`Close ${shown(cells[at.close])} must be a positive price`);
   const high = price(at.high, "High");
   const low = price(at.low, "Low");
   if (high !== null && low !== null && high < low * (1 - ROUNDING))
@@ -257,18 +258,10 @@ function priceRow(cells: string[], at: Layout): PriceRow {
   return {
     date: readDate(cells[at.date] ?? "", "Date"),
     open: price(at.open, "Open"),
-    high: price(at.high, "High"),
-    low: price(at.low, "Low"),
+    high,
+    low,
     close,
     adj_close: price(at.adj_close, "Adj Close"),
-    volume: at.volume < 0 ? null : readVolume(cells[at.volume]),
+    volume: at.volume < 0 ? null : readVolume(cells[at.volume], "Volume"),
   };
-}
-
-/** Volumes are counts, but some sources write them as `1234.0`. */
-function readVolume(value: string | undefined): number | null {
-  const v = readNumber(value, "Volume");
-  if (v === null) return null;
-  if (!Number.isSafeInteger(v) || v < 0) throw new FieldError(`Volume "${value}" is not a whole number`);
-  return v;
 }

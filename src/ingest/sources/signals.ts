@@ -8,6 +8,7 @@
  * may be absent (then null in every row) and cells may be empty / `N/A` (null). Values
  * are plain decimals (`0.12`, `-0.035`, `1.2e-2`); `12%` is rejected, not guessed at.
  * Columns are matched case-insensitively in any order; unknown columns are ignored.
+ * `as_of_date` lies from 1900 to a week from today: the day the figures were known.
  * Several rows for one (ticker, as_of_date): the last one is kept, the others skipped.
  */
 import { ImportError } from "../errors.ts";
@@ -21,6 +22,7 @@ import {
   readDate,
   readNumber,
   readTicker,
+  shown,
 } from "./values.ts";
 
 /** One value column of a signals file. */
@@ -81,7 +83,7 @@ function signalAliases<K extends string>(
 function readBounded(value: string | undefined, column: string, min: number | undefined): number | null {
   const n = readNumber(value, column);
   if (n !== null && min !== undefined && n < min) {
-    throw new FieldError(`${column} "${value}" is below ${min}, which is impossible for this value`);
+    throw new FieldError(`${column} ${shown(value)} is below ${min}, which is impossible for this value`);
   }
   return n;
 }

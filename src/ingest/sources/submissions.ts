@@ -10,6 +10,10 @@
  * that puts their times in those hours (`acceptanceInUtc`): as New York time when more than
  * twice as many fall outside them read as UTC. Midnight exactly is the placeholder of old
  * filings (no time recorded): it votes for neither reading and is kept as it is.
+ *
+ * Every ticker must be one (`readTicker`): a bad one is a bad record (strict) or, when lenient,
+ * a gap in its place (the exchanges stay paired) listed as skipped. Dates lie from 1900 to a
+ * week from today (`readDate`), and so does the day of an acceptance time.
  */
 import { basename } from "node:path";
 import type { Company } from "../../domain/company.ts";
@@ -17,20 +21,22 @@ import { countryIso } from "../../domain/country.ts";
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import {
+  dateRangeProblem,
   FieldError,
-  isIsoDate,
   isObject,
   type JsonObject,
   type ParseOptions,
   parseJson,
   RecordCollector,
   readDate,
+  readTicker,
   type SkippedRecord,
+  shown,
 } from "./values.ts";
 
 /** The company part of a submissions file (the first filing date comes from all its filings). */
 export interface CompanyRecord extends Omit<Company, "first_filing_date"> {
-  /** Tickers and their exchanges, paired by position; null where the file has a gap. */
+  /** Tickers (`readTicker`: upper case) and their exchanges, paired by position; null for a gap. */
   tickers: (string | null)[];
   exchanges: (string | null)[];
 }
@@ -75,28 +81,49 @@ export function parseSubmissions(text: string, file: string, opts: ParseOptions 
       ...parseFilingColumns(json, paged[1] as string, file, "", opts),
     };
   const cik = normalizeCik(json.cik);
-  if (!cik) throw new ImportError(file, null, `cik ${JSON.stringify(json.cik)} is not a CIK`);
+  if (!cik) throw new ImportError(file, null, `cik ${shown(json.cik)} is not a CIK`);
   const filings = isObject(json.filings) ? json.filings : null;
   if (!filings || !isObject(filings.recent)) throw new ImportError(file, null, "filings.recent is missing");
+  const lenient = opts.lenient ?? false;
+  const tickers = tickerList(json.tickers, file, lenient);
+  const listed = earliestListed(filings.files, file, lenient);
+  const parsed = parseFilingColumns(filings.recent, cik, file, "filings.recent.", opts);
   return {
-    company: companyRecord(json, cik),
-    listedFrom: earliestListed(filings.files),
-    ...parseFilingColumns(filings.recent, cik, file, "filings.recent.", opts),
+    company: companyRecord(json, cik, tickers.tickers),
+    listedFrom: listed.date,
+    filings: parsed.filings,
+    skipped: [...tickers.skipped, ...listed.skipped, ...parsed.skipped],
   };
 }
 
-/** The earliest valid `filingFrom` date of a main file's `filings.files` list, else null. */
-function earliestListed(files: unknown): string | null {
-  if (!Array.isArray(files)) return null;
-  let earliest: string | null = null;
-  for (const f of files) {
-    const from = isObject(f) ? text(f.filingFrom) : null;
-    if (from !== null && isIsoDate(from) && (earliest === null || from < earliest)) earliest = from;
-  }
-  return earliest;
+/**
+ * The `tickers` list, each in its place so that the exchanges stay paired: a gap stays null,
+ * and so does a bad ticker when lenient (skipped).
+ */
+function tickerList(list: unknown, file: string, lenient: boolean) {
+  const out = new RecordCollector<{ at: number; ticker: string }>(file, lenient);
+  const values = positional(list);
+  values.forEach((value, at) => {
+    if (value !== null) out.add(null, () => ({ at, ticker: readTicker(value, "ticker") }), `tickers[${at}]`);
+  });
+  const { rows, skipped } = out.result();
+  const tickers: (string | null)[] = values.map(() => null);
+  for (const { at, ticker } of rows) tickers[at] = ticker;
+  return { tickers, skipped };
 }
 
-function companyRecord(json: JsonObject, cik: string): CompanyRecord {
+/** The earliest `filingFrom` date of a main file's `filings.files` list (a bad one skipped when lenient). */
+function earliestListed(files: unknown, file: string, lenient: boolean) {
+  const out = new RecordCollector<string>(file, lenient);
+  (Array.isArray(files) ? files : []).forEach((page, i) => {
+    const from = isObject(page) ? text(page.filingFrom) : null;
+    if (from !== null) out.add(null, () => readDate(from, "filingFrom"), `filings.files[${i}]`);
+  });
+  const { rows, skipped } = out.result();
+  return { date: rows.sort()[0] ?? null, skipped };
+}
+
+function companyRecord(json: JsonObject, cik: string, tickers: (string | null)[]): CompanyRecord {
   const addresses = isObject(json.addresses) ? json.addresses : {};
   const business = isObject(addresses.business) ? addresses.business : {};
   return companyFromFields({
@@ -113,7 +140,7 @@ function companyRecord(json: JsonObject, cik: string): CompanyRecord {
     description: text(json.description),
     phone: text(json.phone),
     ein: text(json.ein),
-    tickers: positional(json.tickers),
+    tickers,
     exchanges: positional(json.exchanges),
     business_location: {
       code: text(business.stateOrCountry),
@@ -189,7 +216,7 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
       () => {
         const acc = text(accession[i]);
         if (!acc || !ACCESSION.test(acc))
-          throw new FieldError(`accessionNumber ${JSON.stringify(accession[i])} is malformed`);
+          throw new FieldError(`accessionNumber ${shown(accession[i])} is malformed`);
         const f = text(form[i]);
         if (!f) throw new FieldError("form is empty");
         return {
@@ -286,6 +313,10 @@ function timestamp(value: unknown): string | null {
   const t = text(value);
   if (!t) return null;
   const ms = Date.parse(t);
-  if (Number.isNaN(ms)) throw new FieldError(`acceptanceDateTime "${t}" is not a timestamp`);
-  return new Date(ms).toISOString();
+  if (Number.isNaN(ms)) throw new FieldError(`acceptanceDateTime ${shown(t)} is not a timestamp`);
+  const iso = new Date(ms).toISOString();
+  // A year past 9999 is written with six digits and a sign: out of bounds too.
+  const problem = iso.length === 24 ? dateRangeProblem(iso.slice(0, 10), "recorded") : "is out of bounds";
+  if (problem !== null) throw new FieldError(`acceptanceDateTime ${shown(t)} ${problem}`);
+  return iso;
 }

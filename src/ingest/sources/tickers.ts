@@ -2,7 +2,8 @@
  * SEC ticker lists.
  * - `company_tickers_exchange.json`: `{"fields":["cik","name","ticker","exchange"],"data":[[320193,"Apple Inc.","AAPL","Nasdaq"],...]}`
  * - `company_tickers.json`: `{"0":{"cik_str":320193,"ticker":"AAPL","title":"Apple Inc."},...}` (no exchange)
- * A ticker listed in either is active; the exchange list wins where both name a ticker.
+ * A ticker listed in either is active; the exchange list wins where both name a ticker. A
+ * ticker must be one (`readTicker`); a row that names no ticker is a bad record.
  */
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
@@ -13,6 +14,8 @@ import {
   type ParseResult,
   parseJson,
   RecordCollector,
+  readTicker,
+  shown,
 } from "./values.ts";
 
 export interface TickerRow {
@@ -69,7 +72,7 @@ export function parseCompanyTickers(
         if (!isObject(record)) throw new FieldError("not an object");
         return tickerRow(record.cik_str, record.title, record.ticker, null);
       },
-      `["${k}"]`,
+      `[${shown(k)}]`,
     );
   }
   return out.result();
@@ -77,10 +80,9 @@ export function parseCompanyTickers(
 
 function tickerRow(cikValue: unknown, name: unknown, ticker: unknown, exchange: unknown): TickerRow {
   const cik = normalizeCik(cikValue);
-  if (!cik) throw new FieldError(`cik ${JSON.stringify(cikValue)} is not a CIK`);
-  if (typeof ticker !== "string" || !ticker.trim())
-    throw new FieldError(`ticker ${JSON.stringify(ticker)} is empty`);
-  if (typeof name !== "string") throw new FieldError(`name ${JSON.stringify(name)} is not text`);
+  if (!cik) throw new FieldError(`cik ${shown(cikValue)} is not a CIK`);
+  if (typeof ticker !== "string") throw new FieldError(`ticker ${shown(ticker)} is not text`);
+  if (typeof name !== "string") throw new FieldError(`name ${shown(name)} is not text`);
   const exch = typeof exchange === "string" && exchange.trim() ? exchange.trim() : null;
-  return { cik, name: name.trim(), ticker: ticker.trim().toUpperCase(), exchange: exch };
+  return { cik, name: name.trim(), ticker: readTicker(ticker, "ticker"), exchange: exch };
 }

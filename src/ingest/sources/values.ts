@@ -1,12 +1,14 @@
 /**
- * Value readers and the strict/lenient record loop shared by the non-SEC source parsers
- * (dividends, calendar, estimates, growth signals).
+ * Value readers and the strict/lenient record loop shared by the source parsers, and the
+ * bounds of what a value may be (prices, volumes, dates; tickers are `domain/tickers.ts`'s).
  *
  * A reader either returns a typed value or throws `FieldError` with a message that names
  * the column and the bad value; `RecordCollector` turns that into an ImportError (strict)
  * or a skipped record (lenient). Nothing here does I/O.
  */
+import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
+import type { PriceRow } from "./prices.ts";
 
 /** Options every source parser takes. */
 export interface ParseOptions {
@@ -100,9 +102,13 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 export function isCalendarDate(y: number, m: number, d: number): boolean {
   if (!Number.isInteger(y) || !Number.isInteger(m) || !Number.isInteger(d)) return false;
   if (y < 1 || y > 9999 || m < 1 || m > 12 || d < 1) return false;
+  return d <= daysInMonth(y, m);
+}
+
+/** Days in month `m` (1–12) of year `y`; 0 for no month. */
+function daysInMonth(y: number, m: number): number {
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const max = m === 2 && leap ? 29 : (DAYS_IN_MONTH[m - 1] ?? 0);
-  return d <= max;
+  return m === 2 && leap ? 29 : (DAYS_IN_MONTH[m - 1] ?? 0);
 }
 
 function pad2(n: number): string {
@@ -121,30 +127,108 @@ export const isIsoDate = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(t
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
 /**
+ * How far after today a date may lie: `recorded` for what has happened (prices, filings, facts,
+ * as-of dates), `announced` for what is announced ahead (earnings dates, estimates, declared
+ * dividends).
+ */
+export type DateHorizon = "recorded" | "announced";
+
+/** The earliest date any source may give (the oldest real prices are from 1962). */
+export const EARLIEST_DATE = "1900-01-01";
+
+/**
+ * Days after today (UTC) each horizon reaches: a week covers a source a time zone ahead and a
+ * clock a little behind; a year covers Alpha Vantage's 12-month earnings calendar.
+ */
+const DAYS_AHEAD: Record<DateHorizon, { days: number; text: string }> = {
+  recorded: { days: 7, text: "a week from today" },
+  announced: { days: 366, text: "a year from today" },
+};
+
+const DAY_MS = 86_400_000;
+/** The latest date of each horizon, for the UTC day it was computed on: once a day, not once a row. */
+const latest = { day: Number.NaN, recorded: "", announced: "" };
+
+/** The latest date a source may give under `horizon`, as of now. */
+export function latestDate(horizon: DateHorizon): string {
+  const day = Math.floor(Date.now() / DAY_MS);
+  if (day !== latest.day) {
+    const isoDay = (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10);
+    latest.recorded = isoDay(day + DAYS_AHEAD.recorded.days);
+    latest.announced = isoDay(day + DAYS_AHEAD.announced.days);
+    latest.day = day;
+  }
+  return latest[horizon];
+}
+
+/**
+ * Why a real calendar date (YYYY-MM-DD) is out of bounds: before EARLIEST_DATE, or after
+ * `latestDate(horizon)`. Null when it is within them.
+ */
+export function dateRangeProblem(date: string, horizon: DateHorizon): string | null {
+  if (date < EARLIEST_DATE) return `is before ${EARLIEST_DATE}`;
+  const last = latestDate(horizon);
+  return date > last ? `is after ${last}, ${DAYS_AHEAD[horizon].text}` : null;
+}
+
+/**
  * Reads a date cell. Accepted: `YYYY-MM-DD`, optionally followed by a time part after a
  * space or `T` (yfinance writes `2024-02-09 00:00:00-05:00`; the date as written is kept,
- * the offset is not applied), and US `M/D/YYYY` (Nasdaq). Returns YYYY-MM-DD.
- * Throws FieldError naming `column` for anything else or an impossible date.
+ * the offset is not applied), and US `M/D/YYYY` (Nasdaq). Returns YYYY-MM-DD. Throws
+ * FieldError naming `column` for anything else, an impossible date, or one out of the
+ * bounds of `horizon` (see `dateRangeProblem`).
  */
-export function readDate(value: string, column: string): string {
+export function readDate(value: string, column: string, horizon: DateHorizon = "recorded"): string {
   const s = value.trim();
   const iso = ISO_DATE.exec(s);
   const us = iso === null ? US_DATE.exec(s) : null;
   const parts = iso ? [iso[1], iso[2], iso[3]] : us ? [us[3], us[1], us[2]] : null;
-  if (parts === null) throw new FieldError(`${column} "${value}" is not a date (YYYY-MM-DD)`);
+  if (parts === null) throw new FieldError(`${column} ${shown(value)} is not a date (YYYY-MM-DD)`);
   const [y, m, d] = parts.map(Number) as [number, number, number];
-  if (!isCalendarDate(y, m, d)) throw new FieldError(`${column} "${value}" is not a real calendar date`);
-  return formatDate(y, m, d);
+  if (!isCalendarDate(y, m, d)) throw new FieldError(`${column} ${shown(value)} is not a real calendar date`);
+  // An ISO date is written as formatDate would write it (millions of rows: no second copy).
+  const date = iso ? s.slice(0, 10) : formatDate(y, m, d);
+  const problem = dateRangeProblem(date, horizon);
+  if (problem !== null) throw new FieldError(`${column} ${shown(value)} ${problem}`);
+  return date;
+}
+
+/** The number two digits at `at` write. */
+const twoDigits = (text: string, at: number) =>
+  (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+
+/**
+ * Why a text is no date written YYYY-MM-DD and nothing else (as SEC JSON writes its millions
+ * of dates) within the bounds of `readDate`, or null when it is one. `latest` is `latestDate`
+ * of its horizon, read once per file: the clock and a thrown error cost more than the test.
+ */
+export function isoDateProblem(text: string, latest: string): string | null {
+  if (!isIsoDate(text)) return `${shown(text)} is not a date (YYYY-MM-DD)`;
+  const day = twoDigits(text, 8);
+  if (day < 1 || day > daysInMonth(twoDigits(text, 0) * 100 + twoDigits(text, 2), twoDigits(text, 5)))
+    return `${shown(text)} is not a real calendar date`;
+  // YYYY-MM-DD compares as the dates do.
+  if (text < EARLIEST_DATE || text > latest)
+    return `${shown(text)} is not from ${EARLIEST_DATE} to ${latest}`;
+  return null;
 }
 
 /** Like readDate, but an empty / N/A / None cell is null. */
-export function readOptionalDate(value: string | undefined, column: string): string | null {
-  return isMissing(value) ? null : readDate(value ?? "", column);
+export function readOptionalDate(
+  value: string | undefined,
+  column: string,
+  horizon: DateHorizon = "recorded",
+): string | null {
+  return isMissing(value) ? null : readDate(value ?? "", column, horizon);
 }
 
-const MISSING = new Set(["", "n/a", "na", "none", "null", "-", "--", "nan"]);
+/**
+ * The spellings of "no value". Not `NaN`: a computation's failure written out is no gap, and
+ * no real source writes it for one.
+ */
+const MISSING = new Set(["", "n/a", "na", "none", "null", "-", "--"]);
 
-/** True for the spellings sources use for "no value": empty, N/A, None, null, -, --, NaN. */
+/** True for the spellings sources use for "no value": empty, N/A, None, null, -, --. */
 export function isMissing(value: string | undefined | null): boolean {
   return value === undefined || value === null || MISSING.has(value.trim().toLowerCase());
 }
@@ -152,15 +236,88 @@ export function isMissing(value: string | undefined | null): boolean {
 const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
- * Reads a number cell: plain decimal (optionally signed, exponent allowed). Missing
- * spellings (see isMissing) give null. Throws FieldError naming `column` otherwise.
+ * Reads a number cell: plain decimal (optionally signed, exponent allowed), finite. Missing
+ * spellings (see isMissing) give null. Throws FieldError naming `column` otherwise: `NaN`,
+ * `Infinity`, hex, or an exponent too large for a double (`1e400`).
  */
 export function readNumber(value: string | undefined, column: string): number | null {
   if (isMissing(value)) return null;
   const s = (value ?? "").trim();
-  if (!PLAIN_NUMBER.test(s)) throw new FieldError(`${column} "${value}" is not a number`);
+  if (!PLAIN_NUMBER.test(s)) throw new FieldError(`${column} ${shown(value)} is not a number`);
   const n = Number(s);
+  if (!Number.isFinite(n)) throw new FieldError(`${column} ${shown(s)} is too large a number`);
   return n === 0 ? 0 : n; // no -0
+}
+
+/**
+ * The largest per-share amount (a price, a dividend) a source may give. Berkshire's A shares
+ * trade near 7e5, and prices adjusted for reverse splits run higher still (IMNN's early prices,
+ * 1.5e5, in the fixtures); 1e9 leaves room for those and refuses what is no price (1e308)
+ * before a sum or product of it overflows.
+ */
+export const MAX_PER_SHARE = 1e9;
+
+/** The largest daily volume: split-adjusted early volumes reach 1e10 (NVIDIA's, in the fixtures). */
+export const MAX_VOLUME = 1e12;
+
+/** A price as a source gives it or an adjustment computes it: not negative, below MAX_PER_SHARE. */
+export function checkPrice(price: number, column: string): number {
+  if (price < 0) throw new FieldError(`${column} ${price} is negative`);
+  if (!(price < MAX_PER_SHARE)) throw new FieldError(`${column} ${price} is not below ${MAX_PER_SHARE}`);
+  return price;
+}
+
+/** Reads a price cell (readNumber, then `checkPrice`); missing spellings give null. */
+export function readPrice(value: string | undefined, column: string): number | null {
+  const price = readNumber(value, column);
+  return price === null ? null : checkPrice(price, column);
+}
+
+/**
+ * A volume as a source gives it or an adjustment computes it: a whole number from 0 to below
+ * MAX_VOLUME. `written` is how a message shows it (a cell's text, quoted).
+ */
+export function checkVolume(volume: number, column: string, written = String(volume)): number {
+  if (!Number.isSafeInteger(volume) || volume < 0)
+    throw new FieldError(`${column} ${written} is not a whole number`);
+  if (volume >= MAX_VOLUME) throw new FieldError(`${column} ${volume} is not below ${MAX_VOLUME}`);
+  return volume;
+}
+
+/**
+ * Reads a traded volume cell (`checkVolume`), written as a count or as a decimal (`1234.0`, as
+ * some sources write counts). Missing spellings give null.
+ */
+export function readVolume(value: string | undefined, column: string): number | null {
+  const volume = readNumber(value, column);
+  return volume === null ? null : checkVolume(volume, column, shown(value));
+}
+
+/**
+ * Checks the rows an adjustment computed (Alpha Vantage's prices divided by split
+ * coefficients, yfinance's put back from its dividends): each is still a price row, so that no
+ * coefficient or amount of a file makes a price 0, negative or out of bounds unnoticed. Throws
+ * ImportError naming the day: the whole file fails, as every earlier day depends on the event
+ * that did it.
+ */
+export function checkAdjustedPrices(rows: readonly PriceRow[], file: string): void {
+  for (const row of rows) {
+    try {
+      if (!(checkPrice(row.close, "close") > 0)) throw new FieldError(`close ${row.close} is not positive`);
+      for (const column of ["open", "high", "low", "adj_close"] as const) {
+        const price = row[column];
+        if (price !== null) checkPrice(price, column);
+      }
+      if (row.volume !== null) checkVolume(row.volume, "volume");
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error;
+      throw new ImportError(
+        file,
+        null,
+        `${row.date}: ${error.message} once adjusted for splits and dividends`,
+      );
+    }
+  }
 }
 
 const MONEY_DIGITS = /^(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)$/;
@@ -180,9 +337,10 @@ export function readMoney(value: string | undefined, column: string): number | n
   if (s.startsWith("$")) s = s.slice(1);
   if (s.startsWith("-")) [negatives, s] = [negatives + 1, s.slice(1)];
   if (negatives > 1 || !MONEY_DIGITS.test(s)) {
-    throw new FieldError(`${column} "${value}" is not a money amount`);
+    throw new FieldError(`${column} ${shown(value)} is not a money amount`);
   }
   const amount = Number(s.replaceAll(",", ""));
+  if (!Number.isFinite(amount)) throw new FieldError(`${column} ${shown(raw)} is too large a number`);
   return negatives === 1 && amount !== 0 ? -amount : amount;
 }
 
@@ -190,25 +348,40 @@ export function readMoney(value: string | undefined, column: string): number | n
 export function readCount(value: string | undefined, column: string): number | null {
   if (isMissing(value)) return null;
   const s = (value ?? "").trim().replaceAll(",", "");
-  if (!/^\d+$/.test(s)) throw new FieldError(`${column} "${value}" is not a whole number`);
-  return Number(s);
+  const count = Number(s);
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(count))
+    throw new FieldError(`${column} ${shown(value)} is not a whole number`);
+  return count;
 }
 
-const TICKER = /^[A-Z0-9][A-Z0-9._\-/^=]*$/;
-
-/** Reads a ticker symbol: trimmed, upper-cased; letters, digits and `. _ - / ^ =` only. */
+/** Reads a ticker symbol (see `normalizeTicker`: trimmed, upper-cased, 1 to 10 of A-Z 0-9 . - / _). */
 export function readTicker(value: string | undefined, column: string): string {
-  const s = (value ?? "").trim().toUpperCase();
-  if (!TICKER.test(s)) throw new FieldError(`${column} "${value ?? ""}" is not a ticker symbol`);
-  return s;
+  const ticker = normalizeTicker(value ?? "");
+  if (ticker === null) throw new FieldError(`${column} ${shown(value ?? "")} is not a ticker symbol`);
+  return ticker;
 }
 
 /** Reads an ISO 4217 currency code ("usd" → "USD"); empty is null. */
 export function readCurrency(value: string | undefined, column: string): string | null {
   if (isMissing(value)) return null;
   const s = (value ?? "").trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(s)) throw new FieldError(`${column} "${value}" is not a currency code`);
+  if (!/^[A-Z]{3}$/.test(s)) throw new FieldError(`${column} ${shown(value)} is not a currency code`);
   return s;
+}
+
+/** Longest text of a value a message quotes; a longer one is cut (a report lists 1,000 messages). */
+const SHOWN_LENGTH = 40;
+
+/**
+ * A value as messages quote it: as JSON (a text in double quotes, a NUL or a line break in it
+ * escaped, so visible and on one line), a text cut after SHOWN_LENGTH characters and any other
+ * value's JSON after as many.
+ */
+export function shown(value: unknown): string {
+  if (typeof value !== "string") return String(JSON.stringify(value)).slice(0, SHOWN_LENGTH);
+  const cut = value.length > SHOWN_LENGTH;
+  const quoted = JSON.stringify(cut ? value.slice(0, SHOWN_LENGTH) : value);
+  return cut ? `${quoted.slice(0, -1)}..."` : quoted;
 }
 
 /** Rounds away binary noise from a difference of decimals (1.26 - 1.19 → 0.07). */
@@ -220,13 +393,12 @@ export function roundDecimal(x: number): number {
  * The ticker a per-ticker file is named after: the base name without its extension,
  * upper-cased, with a trailing source tag `-nasdaq` / `_nasdaq` removed
  * ("dividends/brk-b.csv" → "BRK-B", "AAPL-nasdaq.json" → "AAPL"). Throws ImportError when
- * the name is not a ticker.
+ * the name is not a ticker (see `normalizeTicker`).
  */
 export function tickerFromFileName(file: string): string {
   const base = file.split(/[\\/]/).pop() ?? file;
-  const stem = base.replace(/\.[^.]*$/, "").replace(/[-_]nasdaq$/i, "");
-  const ticker = stem.trim().toUpperCase();
-  if (!TICKER.test(ticker)) throw new ImportError(file, null, `file name "${base}" does not name a ticker`);
+  const ticker = normalizeTicker(base.replace(/\.[^.]*$/, "").replace(/[-_]nasdaq$/i, ""));
+  if (ticker === null) throw new ImportError(file, null, `file name ${shown(base)} does not name a ticker`);
   return ticker;
 }
 
