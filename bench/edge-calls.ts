@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
 /**
- * The serving thread's own cost per call, without HTTP: the app's direct-route handlers are
- * called in-process over the data dir of a previous `bench/run.ts` (its snapshot, a fresh
+ * The serving thread's own cost per call, without HTTP: the app's `handle` is called
+ * in-process (on the direct routes) over the data dir of a previous `bench/run.ts` (its snapshot, a fresh
  * accounts.db with real keys and debits), 64 calls at a time as 64 connections would make
  * them. On a shared machine this varies far less than req/s, so it is the figure to compare
- * between two versions of the edge, billing or a route (`--root` measures another checkout).
+ * between two versions of the edge, billing or a route (`--root` measures another checkout of
+ * the same `createApp` API: 5ac3015 and later).
  *
  * `bun bench/edge-calls.ts [--mode quick|full] [--root DIR] [--rounds 1000]`
  */
@@ -66,9 +67,7 @@ const unlimited = {
   authFailuresPerMinute: 1e9,
   requestTimeoutMs: 10_000,
 };
-const { direct } = createApp({ accounts, billing, snapshots, log, version: "bench", limits: unlimited });
-
-type Handler = (request: Request & { params: Record<string, string> }, addressOf: () => string) => unknown;
+const { handle } = createApp({ accounts, billing, snapshots, log, version: "bench", limits: unlimited });
 
 /** 64 requests for random symbols and keys, made once and sent every round. */
 function requests(path: string, query: (random: () => number) => string) {
@@ -78,7 +77,7 @@ function requests(path: string, query: (random: () => number) => string) {
     const key = keys[Math.floor(random() * keys.length)] as string;
     const url = `http://127.0.0.1:1${path.replace(":symbol", symbol)}${query(random)}`;
     const headers = { authorization: `Bearer ${key}`, host: "127.0.0.1:1", accept: "*/*" };
-    return Object.assign(new Request(url, { headers }), { params: { symbol } });
+    return new Request(url, { headers });
   });
 }
 
@@ -93,13 +92,10 @@ const cases = [
 ];
 
 for (const c of cases) {
-  const handler = direct[c.path] as Handler;
   const batch = requests(c.path, c.query);
   const round = async () => {
-    const responses = (await Promise.all(batch.map((r) => handler(r, () => "127.0.0.1")))) as Response[];
-    for (const response of responses) {
-      if (response.status !== 200) throw new Error(`${c.name}: ${response.status} ${await response.text()}`);
-    }
+    const replies = await Promise.all(batch.map((r) => handle(r)));
+    for (const reply of replies) if (reply.status !== 200) throw new Error(`${c.name}: ${reply.status}`);
   };
   for (let i = 0; i < rounds / 2; i++) await round();
   const perCall: number[] = [];

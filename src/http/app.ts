@@ -4,9 +4,10 @@ import type { AccountsStore } from "../accounts/store.ts";
 import type { Limits } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
+import { type Client, IN_PROCESS } from "./context.ts";
 import { directMatcher } from "./direct.ts";
 import { docsPlugin } from "./docs.ts";
-import { Edge } from "./edge.ts";
+import { Edge, type Reply } from "./edge.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
@@ -67,12 +68,12 @@ export function createApp(deps: AppDeps) {
   return {
     app,
     idempotency,
-    handle(request: Request, addressOf: () => string | undefined = () => undefined) {
+    handle(request: Request, client: Client = IN_PROCESS) {
       const match = direct(new URL(request.url).pathname);
       return match
-        ? edge.handleDirect(match.route, request, match.params, addressOf)
-        : edge.handle(request, addressOf);
+        ? edge.handleDirect(match.route, request, match.params, client)
+        : edge.handle(request, client);
     },
-    delivered: (response: Response, delivered: boolean) => edge.delivered(response, delivered),
+    delivered: (reply: Reply, delivered: boolean) => edge.delivered(reply, delivered),
   };
 }

@@ -11,6 +11,7 @@ export interface RequestContext {
   readonly requestId: string;
   readonly startedAt: number;
   readonly key: ApiKeyInfo | null;
+  readonly client: Client;
   readonly snapshot: LoadedSnapshot | null;
   endpoint: Endpoint | null;
   reservation: Reservation | null;
@@ -26,6 +27,17 @@ export interface RequestContext {
   /** Set when the call's answer no longer counts: its time budget ran out, or its client left. */
   abandoned: boolean;
 }
+
+/** What the transport knows of a request's client. */
+export interface Client {
+  /** Its address; asked only for keys not already known to be valid (it may cost a syscall). */
+  address(): string | undefined;
+  /** True once it has gone away (closed or reset its connection). */
+  gone(): boolean;
+}
+
+/** A client of no address that never leaves: a request made in-process. */
+export const IN_PROCESS: Client = { address: () => undefined, gone: () => false };
 
 const contexts = new WeakMap<Request, RequestContext>();
 

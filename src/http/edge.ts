@@ -1,11 +1,11 @@
 import type { Billing } from "../accounts/billing.ts";
 import type { ApiKeyInfo } from "../accounts/store.ts";
 import type { Limits } from "../config.ts";
-import { ApiError, problemResponse } from "../errors.ts";
+import { ApiError, problemBody, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
-import { type RequestContext, setContext } from "./context.ts";
+import { type Client, IN_PROCESS, type RequestContext, setContext } from "./context.ts";
 import { type BodyBytes, byteLength, type DirectRoute, JSON_TYPE, wholeBody } from "./direct.ts";
 import { IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, FairGate, InFlightLimiter, RateLimiter } from "./limits.ts";
@@ -21,6 +21,17 @@ class Body {
 /** What the routed part answers: a Response (Elysia, errors) or a direct route's body. */
 type Answer = Response | Body;
 
+/**
+ * A response as the transport writes it: status, header fields and the body (a direct
+ * route's bytes as they are, or a routed Response whose body the transport reads); null for
+ * HEAD.
+ */
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: BodyBytes | Response | null;
+}
+
 /** A value now, or one that comes later. */
 type Later<T> = T | Promise<T>;
 
@@ -31,6 +42,15 @@ type Later<T> = T | Promise<T>;
 type Dispatch = (request: Request, ctx: RequestContext, url: URL) => Later<Answer>;
 
 const statusOf = (answer: Answer) => (answer instanceof Body ? 200 : answer.status);
+
+/** A request as the edge has read it, before it knows the key. */
+interface Arrival {
+  request: Request;
+  url: URL;
+  requestId: string;
+  startedAt: number;
+  client: Client;
+}
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
@@ -66,7 +86,7 @@ export class Edge {
   private readonly authFailures: AuthFailureThrottle;
   /** What `delivered` needs of each response `finish` made, until it is told how it went. */
   private readonly sent = new WeakMap<
-    Response,
+    Reply,
     {
       request: Request;
       url: URL;
@@ -90,11 +110,10 @@ export class Edge {
 
   /**
    * Answers one request. Never throws: anything unexpected becomes a 500 problem+json that
-   * says nothing of its cause (the log has it). `addressOf` gives the client's address; it is
-   * asked only for keys that are not already known to be valid (it costs a syscall).
+   * says nothing of its cause (the log has it).
    */
-  handle(request: Request, addressOf: () => string | undefined = () => undefined): Later<Response> {
-    return this.run(request, addressOf, this.viaApp);
+  handle(request: Request, client: Client = IN_PROCESS): Later<Reply> {
+    return this.run(request, client, this.viaApp);
   }
 
   /** The same for a direct route (`directMatcher` matched it and parsed `pathValues`). */
@@ -102,9 +121,9 @@ export class Edge {
     route: DirectRoute,
     request: Request,
     pathValues: Record<string, string>,
-    addressOf: () => string | undefined,
-  ): Later<Response> {
-    return this.run(request, addressOf, (_, ctx, url) => {
+    client: Client,
+  ): Later<Reply> {
+    return this.run(request, client, (_, ctx, url) => {
       try {
         return new Body(route.answer(ctx, this.deps.billing, pathValues, url));
       } catch (error) {
@@ -120,11 +139,11 @@ export class Edge {
     return this.deps.route(routed);
   };
 
-  private run(request: Request, addressOf: () => string | undefined, dispatch: Dispatch): Later<Response> {
+  private run(request: Request, client: Client, dispatch: Dispatch): Later<Reply> {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
     try {
-      const response = this.admit(request, addressOf, requestId, startedAt, dispatch);
+      const response = this.admit(request, client, requestId, startedAt, dispatch);
       return response instanceof Promise
         ? response.catch((error) => this.internal(error, requestId))
         : response;
@@ -134,22 +153,26 @@ export class Edge {
   }
 
   /** The 500 for anything unexpected: it says nothing of its cause (the log has it). */
-  private internal(error: unknown, requestId: string): Response {
+  private internal(error: unknown, requestId: string): Reply {
     this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
     const internal = new ApiError(
       "internal",
       "an internal error occurred; quote the request id when reporting it",
     );
-    return problemResponse(internal, requestId);
+    return {
+      status: internal.status,
+      headers: { "content-type": "application/problem+json", "x-request-id": requestId },
+      body: JSON.stringify(problemBody(internal, requestId)),
+    };
   }
 
   private admit(
     request: Request,
-    addressOf: () => string | undefined,
+    client: Client,
     requestId: string,
     startedAt: number,
     dispatch: Dispatch,
-  ): Later<Response> {
+  ): Later<Reply> {
     const url = new URL(request.url);
     const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
       this.finish(request, url, problemResponse(error, requestId), { requestId, startedAt, key });
@@ -163,9 +186,9 @@ export class Edge {
       const metrics = this.deps.metrics.respond(request, requestId);
       return this.finish(request, url, metrics, { requestId, startedAt, key: null });
     }
-    if (PUBLIC.test(url.pathname))
-      return this.serve(request, url, requestId, startedAt, null, {}, dispatch, () => {});
-    const key = this.authenticate(request, addressOf);
+    const arrival: Arrival = { request, url, requestId, startedAt, client };
+    if (PUBLIC.test(url.pathname)) return this.serve(arrival, null, {}, dispatch, () => {});
+    const key = this.authenticate(request, client);
     if (!("id" in key)) return fail(key.error);
     const rate = this.rate.take(key.id);
     if (!rate.ok) return fail(rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0)), key);
@@ -182,7 +205,7 @@ export class Edge {
     }
     // The in-flight places are given back when the routed work ends, not when a 503 is sent.
     const headers = this.rate.headers(rate.remaining);
-    return this.serve(request, url, requestId, startedAt, key, headers, dispatch, () => {
+    return this.serve(arrival, key, headers, dispatch, () => {
       this.inFlight.leave(key.id);
       this.userInFlight.leave(key.user_id);
     });
@@ -194,15 +217,12 @@ export class Edge {
    * failing (so a flood of bad keys costs no hashing and never locks out good keys), else
    * checked — every malformed header still costs one hash: one path for every kind of bad key.
    */
-  private authenticate(
-    request: Request,
-    addressOf: () => string | undefined,
-  ): ApiKeyInfo | { error: ApiError } {
+  private authenticate(request: Request, client: Client): ApiKeyInfo | { error: ApiError } {
     const presented = BEARER.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
     const now = this.deps.now();
     const known = this.deps.billing.knownKey(presented, now);
     if (known) return known;
-    const address = addressOf() ?? "unknown";
+    const address = client.address() ?? "unknown";
     const blocked = this.authFailures.blockedFor(address);
     if (blocked > 0)
       return { error: rateLimited("too many failed authentications from this address", blocked) };
@@ -214,19 +234,18 @@ export class Edge {
 
   /** Runs the routed part with the call's context; `headers` collects what the edge adds to the answer. */
   private serve(
-    request: Request,
-    url: URL,
-    requestId: string,
-    startedAt: number,
+    arrival: Arrival,
     key: ApiKeyInfo | null,
     headers: Record<string, string>,
     dispatch: Dispatch,
     routedWorkDone: () => void,
-  ): Later<Response> {
+  ): Later<Reply> {
+    const { request, url, requestId, startedAt, client } = arrival;
     const ctx: RequestContext = {
       requestId,
       startedAt,
       key,
+      client,
       snapshot: this.deps.snapshots.acquire(),
       endpoint: null,
       reservation: null,
@@ -258,7 +277,7 @@ export class Edge {
       if (work) void work.then(release);
       else release();
     };
-    let response: Later<Response>;
+    let response: Later<Reply>;
     try {
       const header = key ? request.headers.get("idempotency-key") : null;
       const route = () => {
@@ -346,10 +365,10 @@ export class Edge {
     url: URL,
     answer: Answer,
     headers: Record<string, string>,
-  ): Later<Response> {
+  ): Later<Reply> {
     const reservation = ctx.reservation;
     const status = statusOf(answer);
-    const ok = status >= 200 && status <= 299 && !request.signal.aborted;
+    const ok = status >= 200 && status <= 299 && !ctx.client.gone();
     const released = (sent: Answer) => {
       if (ctx.idempotency) this.pending.get(ctx)?.abandon();
       // `finish` says the call was not charged, with the balance after this release.
@@ -378,7 +397,7 @@ export class Edge {
     const contentType = answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type");
     // A client that left while the body was read is not charged either.
     return readWhole(answer).then(([body, sent]) =>
-      request.signal.aborted
+      ctx.client.gone()
         ? released(sent)
         : commit(
             idempotency
@@ -399,10 +418,10 @@ export class Edge {
    * Reports how a response went out: a charged call whose response was not delivered is
    * refunded, and the metrics and the request log count what the ledger holds for it.
    */
-  delivered(response: Response, delivered: boolean): void {
-    const call = this.sent.get(response);
+  delivered(reply: Reply, delivered: boolean): void {
+    const call = this.sent.get(reply);
     if (!call) return;
-    this.sent.delete(response);
+    this.sent.delete(reply);
     const { request, url, ctx, status } = call;
     const endpoint = ctx.endpoint ?? null;
     let credits = 0;
@@ -445,8 +464,8 @@ export class Edge {
   }
 
   /**
-   * The response to send: the answer with the edge's headers (a direct route's body becomes a
-   * Response here, built once); no body for HEAD. `delivered` logs and counts it once sent.
+   * The reply to send: the answer with the edge's headers; no body for HEAD. `delivered` logs
+   * and counts it once the transport has sent it.
    */
   private finish(
     request: Request,
@@ -454,7 +473,7 @@ export class Edge {
     answer: Answer,
     ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>,
     headers: Record<string, string> = {},
-  ): Response {
+  ): Reply {
     headers["x-request-id"] = ctx.requestId;
     const status = statusOf(answer);
     // An authenticated call that was not charged says so, with what the key's user has left.
@@ -463,18 +482,21 @@ export class Edge {
       headers["x-credits-remaining"] = String(this.deps.billing.available(ctx.key.user_id));
     }
     const head = request.method === "HEAD";
-    let response: Response;
+    let reply: Reply;
     if (answer instanceof Body) {
       headers["content-type"] = JSON_TYPE;
       // HEAD: the length the GET's body would have.
       if (head) headers["content-length"] = String(byteLength(answer.bytes));
-      response = new Response(head ? null : wholeBody(answer.bytes), { headers });
+      reply = { status, headers, body: head ? null : answer.bytes };
     } else {
-      for (const name in headers) answer.headers.set(name, headers[name] as string);
-      response = head ? new Response(null, { status, headers: answer.headers }) : answer;
+      const all: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        all[name] = value;
+      });
+      reply = { status, headers: Object.assign(all, headers), body: head ? null : answer };
     }
-    this.sent.set(response, { request, url, ctx, status });
-    return response;
+    this.sent.set(reply, { request, url, ctx, status });
+    return reply;
   }
 }
 

@@ -7,6 +7,8 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import { ApiError, problemBody } from "../errors.ts";
+import type { Client } from "./context.ts";
+import type { Reply } from "./edge.ts";
 
 /**
  * Every request URL is read against this origin: routing never depends on `Host`, which is
@@ -25,12 +27,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** What the transport serves: the HTTP edge. */
 export interface Exchange {
   /** Answers one request; never throws. */
-  handle(request: Request, addressOf: () => string | undefined): Response | Promise<Response>;
+  handle(request: Request, client: Client): Reply | Promise<Reply>;
   /**
    * Told once per answered request whether its whole response was delivered: accepted by the
    * connection's socket, every byte, while the connection was open.
    */
-  delivered(response: Response, delivered: boolean): void;
+  delivered(reply: Reply, delivered: boolean): void;
 }
 
 export interface Transport {
@@ -100,10 +102,6 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
 
 /** One request: read as a Web Request, answered by the edge, written, and its delivery reported. */
 async function answer(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const gone = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) gone.abort();
-  });
   const early = bodyRefusal(req);
   if (early) return void writeRefusal(res, early);
   const url = requestUrl(req.url ?? "");
@@ -111,16 +109,14 @@ async function answer(exchange: Exchange, req: IncomingMessage, res: ServerRespo
     return void writeRefusal(res, new ApiError("malformed_request", "the request target must be a path"));
   let request: Request;
   try {
-    request = new Request(url, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      signal: gone.signal,
-    });
+    request = new Request(url, { method: req.method, headers: req.headers as Record<string, string> });
   } catch {
     return void writeRefusal(res, new ApiError("malformed_request", "the request could not be read"));
   }
-  const response = await exchange.handle(request, () => req.socket.remoteAddress);
-  exchange.delivered(response, await send(res, response, req.method === "HEAD", gone.signal));
+  // The response is destroyed when its connection closes or resets before it was written.
+  const client: Client = { address: () => req.socket.remoteAddress, gone: () => res.destroyed };
+  const reply = await exchange.handle(request, client);
+  exchange.delivered(reply, await send(res, reply));
 }
 
 /** The URL of an origin-form target (`/path?query`), or of an absolute-form one's path; null for any other. */
@@ -142,22 +138,28 @@ function bodyRefusal(req: IncomingMessage): ApiError | null {
 }
 
 /**
- * Writes the response and says whether it was delivered: every byte taken by the socket
- * (`write` without backpressure, or its `drain`) and the response ended before the
- * connection closed.
+ * Writes the reply and says whether it was delivered: every byte taken by the socket (`write`
+ * without backpressure, or its `drain`) and the response ended before the connection closed.
+ * A body under the stream's high-water mark goes out with the end, in one write.
  */
-async function send(res: ServerResponse, response: Response, head: boolean, gone: AbortSignal) {
-  const body = head || response.body === null ? null : await response.bytes();
-  if (gone.aborted) return false;
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  if (body) headers["content-length"] = String(body.byteLength);
-  res.writeHead(response.status, headers);
-  if (body && body.byteLength > 0 && !res.write(body) && !(await before(res, "drain"))) return false;
-  res.end();
+async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
+  const body = await bodyBytes(reply.body);
+  if (res.destroyed) return false;
+  if (body !== null) reply.headers["content-length"] = String(Buffer.byteLength(body));
+  res.writeHead(reply.status, reply.headers);
+  if (body === null || body.length < res.writableHighWaterMark) res.end(body ?? undefined);
+  else {
+    if (!res.write(body) && !(await before(res, "drain"))) return false;
+    res.end();
+  }
   return res.writableFinished || before(res, "finish");
+}
+
+/** A reply's body as one piece to write: a routed Response read, a direct route's pieces joined. */
+async function bodyBytes(body: Reply["body"]): Promise<string | Uint8Array | null> {
+  if (body === null || typeof body === "string") return body;
+  if (body instanceof Response) return body.bytes();
+  return body.length === 1 ? (body[0] as Uint8Array) : Buffer.concat(body);
 }
 
 /** True when `event` comes before the response's `close`; false when the close comes first. */

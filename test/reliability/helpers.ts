@@ -9,6 +9,7 @@ import { Billing } from "../../src/accounts/billing.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import type { Limits } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
+import type { Client } from "../../src/http/context.ts";
 import { createLogger } from "../../src/log.ts";
 import { openDuckDb } from "../../src/query/duckdb.ts";
 import type { LoadedSnapshot } from "../../src/query/snapshot.ts";
@@ -268,7 +269,7 @@ export interface EdgeUnderTest {
 let edgeUsers = 0;
 
 /**
- * The app and its edge over a data dir, built as `startServer` builds them, without Bun.serve:
+ * The app and its edge over a data dir, built as `startServer` builds them, without a socket:
  * the tests can then present any client address (over a socket every test client is 127.0.0.1).
  */
 export async function startEdge(dataDir: string, limits: Limits): Promise<EdgeUnderTest> {
@@ -279,22 +280,30 @@ export async function startEdge(dataDir: string, limits: Limits): Promise<EdgeUn
   const snapshots = new SnapshotService(instance, dataDir, log);
   await snapshots.refresh();
   const { handle } = createApp({ accounts, billing, snapshots, log, version: "test", limits });
-  // The edge takes the client address as a function (`addressOf`, asked only when a key is
-  // checked); one function per address, so that an edge keyed by the value it was given sees
-  // the same key for the same address too.
-  const call = handle as unknown as (request: Request, addressOf: () => string) => Promise<Response>;
-  const addressFns = new Map<string, () => string>();
-  const addressOf = (address: string) => {
-    let fn = addressFns.get(address);
-    if (!fn) {
-      fn = () => address;
-      addressFns.set(address, fn);
+  // One client per address, so that an edge keyed by the client it was given sees the same
+  // key for the same address too.
+  const clients = new Map<string, Client>();
+  const clientAt = (address: string) => {
+    let client = clients.get(address);
+    if (!client) {
+      client = { address: () => address, gone: () => false };
+      clients.set(address, client);
     }
-    return fn;
+    return client;
+  };
+  const call = async (request: Request, client: Client): Promise<Response> => {
+    const reply = await handle(request, client);
+    const body =
+      reply.body instanceof Response
+        ? await reply.body.bytes()
+        : Array.isArray(reply.body)
+          ? Buffer.concat(reply.body)
+          : reply.body;
+    return new Response(body, { status: reply.status, headers: reply.headers });
   };
   return {
     accounts,
-    handle: (request, address) => call(request, addressOf(address)),
+    handle: (request, address) => call(request, clientAt(address)),
     newKey(credits) {
       const user = accounts.createUser(`edge${++edgeUsers}@example.test`, credits);
       if (!user.ok) throw new Error(user.message);

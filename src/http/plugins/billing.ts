@@ -25,7 +25,7 @@ export function billingPlugin(billing: Billing) {
           reserveCall(billing, ctx, endpoint);
           await ctx.enterHeavy?.();
           // Waited past its budget or its client: the answer would be dropped, so no query runs.
-          if (ctx.abandoned || request.signal.aborted)
+          if (ctx.abandoned || ctx.client.gone())
             throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
         },
       };
