@@ -63,8 +63,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
           after_ms: drainMs,
         });
       clearInterval(purge);
-      // Calls cut off above never settled: their holds live only in this process's memory
-      // and vanish with it, which is the same as releasing them (nothing was debited).
+      // Calls cut off before their commit never settled: their holds live only in this
+      // process's memory and vanish with it, which is the same as releasing them. Those cut
+      // off while being written were refunded before the transport's stop returned.
       billing.close();
       snapshots.close();
       accounts.close();

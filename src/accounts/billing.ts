@@ -204,16 +204,10 @@ export class Billing {
    * Gives back a committed debit whose response was not delivered (see `AccountsStore.refundDebit`);
    * `day` is the one its commit reported.
    */
-  refund(
-    reservation: Reservation,
-    endpoint: string,
-    requestId: string,
-    day: string,
-    idempotencyKey: string | null,
-  ): void {
+  refund(reservation: Reservation, endpoint: string, requestId: string, day: string): void {
     const { userId, keyId, cost } = reservation;
     if (cost === 0) return;
-    this.store.refundDebit({ userId, keyId, cost, endpoint, requestId }, day, idempotencyKey);
+    this.store.refundDebit({ userId, keyId, cost, endpoint, requestId }, day);
     const cached = this.balances.get(userId);
     if (cached !== undefined) this.balances.set(userId, cached + cost);
   }

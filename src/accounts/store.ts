@@ -206,18 +206,16 @@ export class AccountsStore {
 
   /**
    * Gives back a committed debit whose response was not delivered, in one transaction: a
-   * `refund` ledger row with the debit's request id, the usage of the debit's day (`day`)
-   * taken back, and the call's remembered response forgotten (a retry then runs, and is
-   * charged, once more).
+   * `refund` ledger row with the debit's request id, and the usage of the debit's day (`day`)
+   * taken back.
    */
-  refundDebit(debit: Omit<Debit, "idempotent">, day: string, idempotencyKey: string | null): void {
+  refundDebit(debit: Omit<Debit, "idempotent">, day: string): void {
     const s = this.statements();
     const usage = { u: debit.userId, day, endpoint: debit.endpoint };
     this.db.transaction(() => {
       this.applyDelta(debit.userId, debit.cost, "refund", debit.endpoint, debit.requestId);
       // A day's last call goes with its row (the table keeps calls > 0).
       if (s.unusedDay.run(usage).changes === 0) s.unuse.run({ ...usage, credits: debit.cost });
-      if (idempotencyKey !== null) s.forget.run({ u: debit.userId, key: idempotencyKey });
     })();
   }
 
@@ -290,12 +288,12 @@ export class AccountsStore {
   private evictRemembered(userId: string): void {
     const s = this.statements();
     let { n, bytes } = s.remembered.get({ u: userId }) ?? { n: 0, bytes: 0 };
-    if (n <= IDEMPOTENCY_MAX_RESPONSES && bytes <= IDEMPOTENCY_MAX_BYTES) return;
-    for (const row of s.oldest.all({ u: userId })) {
-      if (n <= IDEMPOTENCY_MAX_RESPONSES && bytes <= IDEMPOTENCY_MAX_BYTES) break;
-      s.forget.run({ u: userId, key: row.key });
+    while (n > IDEMPOTENCY_MAX_RESPONSES || bytes > IDEMPOTENCY_MAX_BYTES) {
+      const oldest = s.oldest.get({ u: userId });
+      if (!oldest) return;
+      s.forget.run({ u: userId, key: oldest.key });
       n--;
-      bytes -= row.bytes;
+      bytes -= oldest.bytes;
     }
   }
 
@@ -343,7 +341,7 @@ export class AccountsStore {
         "SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM idempotency WHERE user_id = $u",
       ),
       oldest: this.db.prepare<{ key: string; bytes: number }, { u: string }>(
-        "SELECT key, bytes FROM idempotency WHERE user_id = $u ORDER BY created_at, rowid",
+        "SELECT key, bytes FROM idempotency WHERE user_id = $u ORDER BY created_at, rowid LIMIT 1",
       ),
       usage: this.db.prepare<
         unknown,

@@ -33,7 +33,7 @@ export interface AppDeps {
 
 /**
  * The Elysia app (routes, validation, OpenAPI) and the edge every request passes first
- * (edge.ts). `handle(request, address)` answers a request: a direct route's path (direct.ts)
+ * (edge.ts). `handle(request, client)` answers a request: a direct route's path (direct.ts)
  * goes straight to the edge, any other through Elysia; `delivered` is the edge's report of
  * how the response went out. Nothing listens here.
  */

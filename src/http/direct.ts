@@ -41,7 +41,7 @@ export const wholeBody = (body: BodyBytes): string | Blob =>
 
 /**
  * A route answered from the snapshot's memory: a lookup, no query engine, no await. The
- * app dispatches these paths with `matchDirect` straight to the edge (`Edge.handleDirect`),
+ * app dispatches these paths with `directMatcher` straight to the edge (`Edge.handleDirect`),
  * without Elysia; Elysia registers the same definition (same schemas,
  * same `body`) for the OpenAPI document and for requests that reach it by `handle`.
  */

@@ -427,15 +427,11 @@ export class Edge {
     let credits = 0;
     if (ctx.charged && ctx.reservation && endpoint) {
       credits = PRICING[endpoint];
-      if (!delivered) {
+      // An idempotent call's response is remembered with its debit (and may already have been
+      // replayed to a retry): its retry gets it free, so the debit stands.
+      if (!delivered && !ctx.idempotency) {
         try {
-          this.deps.billing.refund(
-            ctx.reservation,
-            endpoint,
-            ctx.requestId,
-            ctx.charged.day,
-            ctx.idempotency?.key ?? null,
-          );
+          this.deps.billing.refund(ctx.reservation, endpoint, ctx.requestId, ctx.charged.day);
           credits = 0;
         } catch (error) {
           this.deps.log.error("refund failed: the call stays charged", {

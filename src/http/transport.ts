@@ -23,6 +23,14 @@ const MAX_HEADER_BYTES = 16 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
 /** An idle keep-alive connection is closed after this long. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** A response the client takes nothing of for this long is dropped with its connection. */
+const WRITE_STALL_MS = 30_000;
+/** Requests one connection may have answered but not yet taken (pipelined ahead of its reading). */
+const MAX_PIPELINED = 32;
+/** How long a shutdown waits for the calls it cut off to report their delivery. */
+const CUT_OFF_SETTLE_MS = 1_000;
+/** Connections open at once; more are refused (reset) until one closes. */
+const MAX_CONNECTIONS = 10_000;
 
 /** What the transport serves: the HTTP edge. */
 export interface Exchange {
@@ -39,7 +47,10 @@ export interface Transport {
   server: Server;
   /** Calls answered but not yet delivered or dropped. */
   inFlight(): number;
-  /** Stops accepting; resolves when nothing is in flight or after `ms`, then closes every connection. */
+  /**
+   * Stops accepting; resolves when nothing is in flight or after `ms`, then closes every
+   * connection and waits (briefly) for the calls it cut off to report their delivery.
+   */
   stop(ms: number): Promise<"drained" | "timeout">;
 }
 
@@ -56,13 +67,24 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
     inFlight--;
     if (inFlight === 0) idle?.();
   };
+  /** Requests of each connection answered or being answered, not yet delivered or dropped. */
+  const pending = new WeakMap<Socket, number>();
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, (req, res) => {
+    const socket = req.socket;
+    const queued = (pending.get(socket) ?? 0) + 1;
+    // A client that pipelines far past what it reads would have its answers held in memory.
+    if (queued > MAX_PIPELINED) {
+      socket.destroy();
+      return;
+    }
+    pending.set(socket, queued);
     inFlight++;
-    // The edge never throws; a failure here is the socket's, and the connection goes with it.
-    void answer(exchange, req, res)
-      .catch(() => res.destroy())
-      .finally(done);
+    void answer(exchange, req, res).finally(() => {
+      pending.set(socket, (pending.get(socket) ?? 1) - 1);
+      done();
+    });
   });
+  server.maxConnections = MAX_CONNECTIONS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = HEADERS_TIMEOUT_MS;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -79,19 +101,23 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
         stop(ms) {
           server.close();
           server.closeIdleConnections();
-          const drained =
-            inFlight === 0
-              ? Promise.resolve("drained" as const)
-              : new Promise<"drained">((r) => {
-                  idle = () => r("drained");
-                });
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const late = new Promise<"timeout">((r) => {
-            timer = setTimeout(() => r("timeout"), ms);
-          });
-          return Promise.race([drained, late]).then((outcome) => {
-            clearTimeout(timer);
+          const settled = (within: number) => {
+            const drained =
+              inFlight === 0
+                ? Promise.resolve("drained" as const)
+                : new Promise<"drained">((r) => {
+                    idle = () => r("drained");
+                  });
+            let timer: ReturnType<typeof setTimeout> | undefined;
+            const late = new Promise<"timeout">((r) => {
+              timer = setTimeout(() => r("timeout"), within);
+            });
+            return Promise.race([drained, late]).finally(() => clearTimeout(timer));
+          };
+          return settled(ms).then(async (outcome) => {
             server.closeAllConnections();
+            // Calls cut off while being written report it (a refund) before the stores close.
+            await settled(CUT_OFF_SETTLE_MS);
             return outcome;
           });
         },
@@ -116,7 +142,13 @@ async function answer(exchange: Exchange, req: IncomingMessage, res: ServerRespo
   // The response is destroyed when its connection closes or resets before it was written.
   const client: Client = { address: () => req.socket.remoteAddress, gone: () => res.destroyed };
   const reply = await exchange.handle(request, client);
-  exchange.delivered(reply, await send(res, reply));
+  let delivered = false;
+  try {
+    delivered = await send(res, reply);
+  } catch {
+    res.destroy();
+  }
+  exchange.delivered(reply, delivered);
 }
 
 /** The URL of an origin-form target (`/path?query`), or of an absolute-form one's path; null for any other. */
@@ -140,7 +172,8 @@ function bodyRefusal(req: IncomingMessage): ApiError | null {
 /**
  * Writes the reply and says whether it was delivered: every byte taken by the socket (`write`
  * without backpressure, or its `drain`) and the response ended before the connection closed.
- * A body under the stream's high-water mark goes out with the end, in one write.
+ * A body under the stream's high-water mark (in bytes; a string's length in characters is at
+ * most its UTF-8 length) goes out with the end, in one write.
  */
 async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
   const body = await bodyBytes(reply.body);
@@ -162,17 +195,26 @@ async function bodyBytes(body: Reply["body"]): Promise<string | Uint8Array | nul
   return body.length === 1 ? (body[0] as Uint8Array) : Buffer.concat(body);
 }
 
-/** True when `event` comes before the response's `close`; false when the close comes first. */
+/**
+ * True when `event` comes before the response's `close`; false when the close comes first,
+ * or when nothing comes for `WRITE_STALL_MS` (a client that stopped reading: its connection
+ * is closed, so that what it left unread is not held any longer).
+ */
 function before(res: ServerResponse, event: "drain" | "finish"): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const settle = (ok: boolean) => {
+      clearTimeout(stalled);
       res.off(event, onEvent);
       res.off("close", onClose);
       resolve(ok);
     };
     const onEvent = () => settle(true);
     const onClose = () => settle(res.writableFinished);
+    const stalled = setTimeout(() => {
+      settle(false);
+      res.destroy();
+    }, WRITE_STALL_MS);
     res.once(event, onEvent);
     res.once("close", onClose);
   });

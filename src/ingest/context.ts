@@ -5,7 +5,6 @@ import {
   fstatSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   readSync,
   realpathSync,
@@ -96,8 +95,9 @@ function filesBelow(dir: string, root: string): { files: string[]; broken: strin
         }
         stat = statSync(target);
       }
+      // A pipe, socket or device is listed like a file: reading it is refused, by name.
       if (stat.isDirectory()) walk(path, target);
-      else if (stat.isFile()) found.files.push(path);
+      else found.files.push(path);
     }
   };
   walk(dir, start);
@@ -201,7 +201,13 @@ export class ImportContext {
           null,
           `${bytes} bytes is over this kind of file's limit of ${cap}`,
         );
-      return readFileSync(fd, "utf8");
+      // Read no more than it measured: a file that grows meanwhile is refused, not read on.
+      const buffer = Buffer.allocUnsafe(bytes + 1);
+      let read = 0;
+      for (let n = 1; n > 0 && read < buffer.length; read += n)
+        n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (read > bytes) throw new ImportError(this.name(file), null, "changed while it was read");
+      return buffer.toString("utf8", 0, read);
     });
   }
 

@@ -119,8 +119,8 @@ function addCsvRows(text: string, file: string, out: RecordCollector<CalendarRow
   const columns = mapColumns(table, ALIASES);
   for (const field of ["ticker", "earning_date"] as const) {
     if (columns[field] === -1) {
-      const seen = table.header.join(",");
-      throw new ImportError(file, table.headerLine, `missing required column ${field} (header is "${seen}")`);
+      const seen = shown(table.header.join(","));
+      throw new ImportError(file, table.headerLine, `missing required column ${field} (header is ${seen})`);
     }
   }
   for (const record of table.records) {

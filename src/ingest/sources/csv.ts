@@ -19,6 +19,7 @@
  * decision (see `checkWidth`).
  */
 import { ImportError } from "../errors.ts";
+import { shown } from "./values.ts";
 
 /** One data record: its cells and the 1-based line on which it starts. */
 export interface CsvRecord {
@@ -217,8 +218,8 @@ export function requireColumn(
 ): number {
   const at = findColumn(table.header, names);
   if (at === -1) {
-    const seen = table.header.join(",");
-    throw new ImportError(file, table.headerLine, `missing required column ${label} (header is "${seen}")`);
+    const seen = shown(table.header.join(","));
+    throw new ImportError(file, table.headerLine, `missing required column ${label} (header is ${seen})`);
   }
   return at;
 }

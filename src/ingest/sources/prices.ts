@@ -238,7 +238,11 @@ function headerLayout(cells: string[], file: string, line: number): Layout {
     Object.entries(COLUMNS).map(([key, names]) => [key, findColumn(cells, names)]),
   ) as Layout;
   if (layout.date < 0 || layout.close < 0) {
-    throw new ImportError(file, line, `expected a Date and a Close column (header is "${cells.join(",")}")`);
+    throw new ImportError(
+      file,
+      line,
+      `expected a Date and a Close column (header is ${shown(cells.join(","))})`,
+    );
   }
   return layout;
 }

@@ -429,5 +429,5 @@ export function textProp(obj: JsonObject, key: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === "string") return v;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  throw new FieldError(`${key} ${JSON.stringify(v)} is not a string or number`);
+  throw new FieldError(`${key} ${shown(v)} is not a string or number`);
 }
