@@ -15,7 +15,7 @@ import type { Reply } from "./edge.ts";
  * not checked at all (a missing or malformed one is ignored).
  */
 const ORIGIN = "http://stockd.local";
-/** Request bodies are never read (the API is GET/HEAD); more than this closes the connection. */
+/** Request bodies are never read (the API is GET/HEAD); a larger or chunked one is a 413. */
 const MAX_BODY_BYTES = 16 * 1024;
 /** The request line and headers together (Node's default); more is a 431. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -79,10 +79,13 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
     }
     pending.set(socket, queued);
     inFlight++;
-    void answer(exchange, req, res).finally(() => {
-      pending.set(socket, (pending.get(socket) ?? 1) - 1);
-      done();
-    });
+    // `answer` reports every outcome itself; a throw left is the socket's, and closes it.
+    void answer(exchange, req, res)
+      .catch(() => res.destroy())
+      .finally(() => {
+        pending.set(socket, (pending.get(socket) ?? 1) - 1);
+        done();
+      });
   });
   server.maxConnections = MAX_CONNECTIONS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
@@ -172,8 +175,8 @@ function bodyRefusal(req: IncomingMessage): ApiError | null {
 /**
  * Writes the reply and says whether it was delivered: every byte taken by the socket (`write`
  * without backpressure, or its `drain`) and the response ended before the connection closed.
- * A body under the stream's high-water mark (in bytes; a string's length in characters is at
- * most its UTF-8 length) goes out with the end, in one write.
+ * A body shorter than the stream's high-water mark goes out with the end, in one write (a
+ * write of it would report no backpressure either).
  */
 async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
   const body = await bodyBytes(reply.body);
