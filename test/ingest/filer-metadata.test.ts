@@ -3,7 +3,7 @@
  * rule, and the real file in STOCKD_FIXTURES (variants/listed_filer_metadata.csv), whose
  * expected values are quoted with their line.
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { countryIso } from "../../src/domain/country.ts";
@@ -95,15 +95,21 @@ describe("countryIso", () => {
 
 describe.skipIf(!FIXTURES)("the real listed-filer metadata (STOCKD_FIXTURES)", () => {
   const file = "variants/listed_filer_metadata.csv";
-  const text = readFileSync(join(FIXTURES ?? "", file), "utf8");
-  const { rows, skipped } = parseFilerMetadata(text, file);
-  const byCik = new Map(rows.map((r) => [r.cik, r]));
+  // Read in beforeAll: a skipped describe's body still runs, and without the fixtures there is no file.
+  let text = "";
+  let parsed: ReturnType<typeof parseFilerMetadata> = { rows: [], skipped: [] };
+  let byCik = new Map<string, (typeof parsed.rows)[number]>();
+  beforeAll(() => {
+    text = readFileSync(join(FIXTURES ?? "", file), "utf8");
+    parsed = parseFilerMetadata(text, file);
+    byCik = new Map(parsed.rows.map((r) => [r.cik, r]));
+  });
 
   test("every row parses strictly, one company per CIK", () => {
     const dataLines = text.split("\n").filter((l) => l.trim() !== "").length - 1;
-    expect(skipped).toEqual([]);
-    expect(rows.length).toBe(dataLines);
-    expect(byCik.size).toBe(rows.length);
+    expect(parsed.skipped).toEqual([]);
+    expect(parsed.rows.length).toBe(dataLines);
+    expect(byCik.size).toBe(parsed.rows.length);
   });
 
   test("line 3: Abbott Laboratories", () => {
