@@ -42,8 +42,8 @@ export const wholeBody = (body: BodyBytes): string | Blob =>
 /**
  * A route answered from the snapshot's memory: a lookup, no query engine, no await. The
  * app dispatches these paths with `directMatcher` straight to the edge (`Edge.handleDirect`),
- * without Elysia; Elysia registers the same definition (same schemas,
- * same `body`) for the OpenAPI document and for requests that reach it by `handle`.
+ * without Elysia; Elysia registers the same definition (same schemas, same `body`) for the
+ * OpenAPI document and for requests that reach it (the app's `viaElysia`).
  */
 export interface DirectRouteDefinition {
   /** The path pattern, `:name` for a parameter (the same syntax for `directMatcher` and Elysia). */

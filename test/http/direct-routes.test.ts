@@ -1,6 +1,6 @@
 /**
  * The direct routes (http/direct.ts) are matched by the app and served without Elysia; the same
- * definitions are registered in Elysia for requests that reach the app by `handle`. Both
+ * definitions are registered in Elysia, which `viaElysia` reaches for every path. Both
  * paths must answer every request alike: status, body (but the request id), content type
  * and what is charged.
  */
@@ -14,7 +14,7 @@ let edge: EdgeUnderTest;
 beforeAll(async () => {
   const dir = await demoDataDir();
   server = await startTestServer(dir);
-  edge = await startEdge(dir, limits({}));
+  edge = await startEdge(dir, limits({}), { viaElysia: true });
 });
 afterAll(async () => {
   await edge.close();
@@ -86,7 +86,7 @@ async function expectReplayed(path: string, key: string, idempotencyKey: string,
 }
 
 describe("direct routes", () => {
-  test("Bun's router and Elysia answer every request alike", async () => {
+  test("the direct path and Elysia answer every request alike", async () => {
     const viaServer = server.newKey(1_000);
     const viaEdge = edge.newKey(1_000);
     for (const path of PATHS) {

@@ -272,14 +272,19 @@ let edgeUsers = 0;
  * The app and its edge over a data dir, built as `startServer` builds them, without a socket:
  * the tests can then present any client address (over a socket every test client is 127.0.0.1).
  */
-export async function startEdge(dataDir: string, limits: Limits): Promise<EdgeUnderTest> {
+export async function startEdge(
+  dataDir: string,
+  limits: Limits,
+  opts: { viaElysia?: boolean } = {},
+): Promise<EdgeUnderTest> {
   const log = createLogger("silent");
   const accounts = AccountsStore.open(join(dataDir, "accounts.db"));
   const billing = new Billing(accounts, 200);
   const instance = await openDuckDb();
   const snapshots = new SnapshotService(instance, dataDir, log);
   await snapshots.refresh();
-  const { handle } = createApp({ accounts, billing, snapshots, log, version: "test", limits });
+  const app = createApp({ accounts, billing, snapshots, log, version: "test", limits });
+  const handle = opts.viaElysia ? app.viaElysia : app.handle;
   // One client per address, so that an edge keyed by the client it was given sees the same
   // key for the same address too.
   const clients = new Map<string, Client>();
