@@ -21,10 +21,12 @@ export interface RequestContext {
   charged: { day: string } | null;
   /**
    * Waits for one of the heavy-call slots (see FairGate), held until the routed work ends;
-   * null for calls without a key.
+   * false when the call was abandoned while it waited. Null for calls without a key.
    */
-  enterHeavy: (() => Promise<void>) | null;
-  /** Set when the call's answer no longer counts: its time budget ran out, or its client left. */
+  enterHeavy: (() => Promise<boolean>) | null;
+  /** Takes a call waiting for a heavy slot out of the line (set while it waits). */
+  withdraw: (() => void) | null;
+  /** Set when the call's answer no longer counts: its time budget ran out. */
   abandoned: boolean;
 }
 

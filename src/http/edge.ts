@@ -252,14 +252,20 @@ export class Edge {
       idempotency: null,
       charged: null,
       enterHeavy: null,
+      withdraw: null,
       abandoned: false,
     };
     let heavy = false;
     if (key)
       ctx.enterHeavy = () =>
-        this.heavy.enter(key.user_id).then(() => {
-          heavy = true;
-        });
+        this.heavy
+          .enter(key.user_id, (withdraw) => {
+            ctx.withdraw = withdraw;
+          })
+          .then((admitted) => {
+            heavy = admitted;
+            return admitted;
+          });
     // The snapshot stays held until the routed work ends, even past a 503 for a timeout:
     // a query still running must never see its snapshot closed.
     let work: Promise<unknown> | null = null;
@@ -345,6 +351,8 @@ export class Edge {
     const late = new Promise<Response>((resolve) => {
       timer = setTimeout(() => {
         ctx.abandoned = true;
+        // A call still waiting for a heavy slot leaves the line: its in-flight places go with it.
+        ctx.withdraw?.();
         const error = new ApiError("unavailable", `the call took longer than ${ms} ms; it was not charged`);
         resolve(problemResponse(error, ctx.requestId));
       }, ms);

@@ -103,23 +103,34 @@ export class FairGate {
   private running = 0;
   private readonly held = new Map<string, number>();
   /** Waiting calls by user; the map's order is the order in which users are served. */
-  private readonly queues = new Map<string, (() => void)[]>();
+  private readonly queues = new Map<string, ((admitted: boolean) => void)[]>();
   private readonly perUser: number;
 
   constructor(private readonly slots: number) {
     this.perUser = Math.max(1, slots - 1);
   }
 
-  /** Resolves when the call may run; pair with `leave` once it has run. */
-  enter(user: string): Promise<void> {
+  /**
+   * Resolves true when the call may run (pair it with `leave` once it has run), or false when
+   * it was withdrawn while it waited. `onQueued` gets the withdrawal, for a call that waits.
+   */
+  enter(user: string, onQueued?: (withdraw: () => void) => void): Promise<boolean> {
     if (this.running < this.slots && (this.held.get(user) ?? 0) < this.perUser && !this.queues.has(user)) {
       this.take(user);
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
       const queue = this.queues.get(user);
       if (queue) queue.push(resolve);
       else this.queues.set(user, [resolve]);
+      onQueued?.(() => {
+        const waiting = this.queues.get(user);
+        const at = waiting?.indexOf(resolve) ?? -1;
+        if (!waiting || at === -1) return;
+        waiting.splice(at, 1);
+        if (waiting.length === 0) this.queues.delete(user);
+        resolve(false);
+      });
     });
   }
 
@@ -148,12 +159,12 @@ export class FairGate {
     for (const [user, queue] of this.queues) {
       if (this.running >= this.slots) return;
       if ((this.held.get(user) ?? 0) >= this.perUser) continue;
-      const start = queue.shift() as () => void;
+      const start = queue.shift() as (admitted: boolean) => void;
       this.queues.delete(user);
       // Served: to the back of the line, if it has more waiting.
       if (queue.length > 0) this.queues.set(user, queue);
       this.take(user);
-      start();
+      start(true);
     }
   }
 }

@@ -57,6 +57,23 @@ describe("FairGate", () => {
     expect(gate.waiting).toBe(7);
   });
 
+  test("a call withdrawn while it waits leaves the line, resolved false; the others keep their turns", async () => {
+    const gate = new FairGate(2);
+    expect(await gate.enter("a")).toBe(true);
+    let withdraw: () => void = () => {};
+    const first = gate.enter("a", (w) => {
+      withdraw = w;
+    });
+    const second = gate.enter("a");
+    expect(gate.waiting).toBe(2);
+    withdraw();
+    expect(await first).toBe(false);
+    expect(gate.waiting).toBe(1);
+    gate.leave("a");
+    expect(await second).toBe(true);
+    expect(gate.waiting).toBe(0);
+  });
+
   test("one user alone can use every slot but one; with one slot it uses that one", async () => {
     const one = new FairGate(1);
     await one.enter("a");
@@ -114,6 +131,32 @@ describe("a user with many keys and a flood of heavy calls", () => {
         expectLedgerConsistent(server, flooder.userId, 10_000 - 16);
         expectLedgerConsistent(server, other.userId, 9);
         await expectNothingHeld(server, other.key);
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("a heavy call that waits past its budget", () => {
+  test("gets 503, leaves the line and gives its in-flight place back at once", async () => {
+    const server = await startTestServer(await demoDataDir(), {
+      config: { limits: limits({ maxInFlightPerUser: 2, heavySlots: 1, requestTimeoutMs: 300 }) },
+    });
+    try {
+      await withGate(server, async (gate) => {
+        const { key, userId } = server.newKey(100);
+        // The first holds the one slot (its query held at the gate); the second waits in line.
+        const first = server.get(GATED, key);
+        expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
+        const second = await server.get(GATED, key);
+        await expectProblem(second, 503, { code: "unavailable" });
+        // Its place was given back: a third call is let in (and waits its turn), not refused.
+        const third = await server.get(GATED, key);
+        await expectProblem(third, 503, { code: "unavailable" });
+        gate.open();
+        await (await first).arrayBuffer();
+        expectLedgerConsistent(server, userId, 100);
       });
     } finally {
       await server.stop();

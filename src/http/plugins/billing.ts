@@ -23,9 +23,9 @@ export function billingPlugin(billing: Billing) {
         async beforeHandle({ request }: { request: Request }) {
           const ctx = contextOf(request);
           reserveCall(billing, ctx, endpoint);
-          await ctx.enterHeavy?.();
+          const admitted = (await ctx.enterHeavy?.()) ?? true;
           // Waited past its budget or its client: the answer would be dropped, so no query runs.
-          if (ctx.abandoned || ctx.client.gone())
+          if (!admitted || ctx.abandoned || ctx.client.gone())
             throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
         },
       };
