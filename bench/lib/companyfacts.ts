@@ -10,8 +10,10 @@
  * The numbers come from a small seeded model (revenue with drift and noise, margins, a
  * balance sheet that balances), so statements, TTM periods and ratios can be computed.
  */
+import { monthEnd } from "../../src/demo/periods.ts";
 import type { DemoFiling } from "../../src/demo/sources.ts";
 import { type DemoCompany, rng } from "../../src/demo/universe.ts";
+import { addDays } from "../../src/domain/dates.ts";
 import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 
 const INCOME = [
@@ -75,16 +77,6 @@ interface Filing {
   form: "10-Q" | "10-K";
   filed: string;
   accn: string;
-}
-
-const DAY_MS = 86_400_000;
-const iso = (t: number) => new Date(t).toISOString().slice(0, 10);
-const addDays = (date: string, days: number) => iso(Date.parse(date) + days * DAY_MS);
-
-/** The last day of the month `months` after the month of `date`. */
-function monthEnd(date: string, months: number): string {
-  const d = new Date(`${date.slice(0, 7)}-01T00:00:00Z`);
-  return iso(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months + 1, 0));
 }
 
 /** Fiscal quarters of fiscal years `fromFy`..`toFy` (a year is named by the year it ends in). */

@@ -6,7 +6,8 @@
  * rate exceeds 125% of those earnings). A dividend is declared five
  * weeks before its ex-date; payment follows within two weeks, in the same month.
  */
-import { addDays, FIRST_YEAR, weekdayOnOrAfter } from "./periods.ts";
+import { addDays } from "../domain/dates.ts";
+import { FIRST_YEAR, weekdayOnOrAfter } from "./periods.ts";
 import type { Profile } from "./profile.ts";
 import type { DemoCompany } from "./universe.ts";
 

@@ -12,8 +12,9 @@
  * the first 10-K has its comparative years.
  */
 
+import { addDays } from "../domain/dates.ts";
 import { type DividendEvent, dividendEvents, paidBetween } from "./dividend-events.ts";
-import { addDays, FIRST_YEAR, type FiscalQuarter, fiscalQuarters } from "./periods.ts";
+import { FIRST_YEAR, type FiscalQuarter, fiscalQuarters } from "./periods.ts";
 import type { PriceSeries } from "./price-series.ts";
 import { type Profile, profileOf } from "./profile.ts";
 import { type DemoCompany, rng } from "./universe.ts";

@@ -9,8 +9,9 @@
  * tenfold and is replaced by a 4/A three weeks later.
  */
 import { join } from "node:path";
+import { addDays } from "../domain/dates.ts";
 import { renderOwnershipXml } from "./form4-xml.ts";
-import { addDays, weekdayOnOrAfter } from "./periods.ts";
+import { weekdayOnOrAfter } from "./periods.ts";
 import type { PriceSeries } from "./price-series.ts";
 import { type DemoFiling, write } from "./sources.ts";
 import { type DemoCompany, rng } from "./universe.ts";

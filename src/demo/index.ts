@@ -9,12 +9,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { addDays } from "../domain/dates.ts";
 import { importSources } from "../ingest/import.ts";
 import type { Manifest } from "../snapshots.ts";
 import { buildModel } from "./financials.ts";
 import { insiderDocuments, insiderFilings, writeForm4 } from "./form4.ts";
 import { writeCalendar, writeDividends } from "./market.ts";
-import { addDays, type DemoPeriod, demoPeriods, FIRST_YEAR, iso } from "./periods.ts";
+import { type DemoPeriod, demoPeriods, FIRST_YEAR, iso } from "./periods.ts";
 import { PriceSeries } from "./price-series.ts";
 import { writeEstimates, writeGrowthSignals } from "./signals.ts";
 import {

@@ -5,8 +5,9 @@
  * diluted EPS of the model (the 3-month XBRL fact, where the company reports one).
  */
 import { join } from "node:path";
+import { addDays } from "../domain/dates.ts";
 import { type CompanyModel, type ModelQuarter, perShare } from "./financials.ts";
-import { addDays, FIRST_YEAR, monthEnd, weekdayOnOrAfter } from "./periods.ts";
+import { FIRST_YEAR, monthEnd, weekdayOnOrAfter } from "./periods.ts";
 import { write } from "./sources.ts";
 import { rng } from "./universe.ts";
 

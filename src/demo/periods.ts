@@ -3,22 +3,14 @@
  * them, and small date helpers. Everything is a pure function of the company and a cut-off
  * date, so the history never changes with the day the demo is built.
  */
+import { addDays } from "../domain/dates.ts";
 import type { DemoCompany } from "./universe.ts";
 
 /** First year of demo history (prices, filings). */
 export const FIRST_YEAR = 2013;
 
-const DAY_MS = 86_400_000;
-
 /** YYYY-MM-DD of a UTC timestamp. */
 export const iso = (t: number): string => new Date(t).toISOString().slice(0, 10);
-
-/** `date` moved by `days` (negative: back). */
-export const addDays = (date: string, days: number): string => iso(Date.parse(date) + days * DAY_MS);
-
-/** Whole days from `a` to `b`. */
-export const daysBetween = (a: string, b: string): number =>
-  Math.round((Date.parse(b) - Date.parse(a)) / DAY_MS);
 
 /** The last day of the month `months` after the month of `date` (YYYY-MM-DD). */
 export function monthEnd(date: string, months: number): string {

@@ -7,9 +7,10 @@
  * 10-K reports them.
  */
 import { join } from "node:path";
+import { addDays } from "../domain/dates.ts";
 import { dividendsBefore } from "./dividend-events.ts";
 import type { CompanyModel, ModelQuarter } from "./financials.ts";
-import { addDays, type DemoPeriod, monthEnd } from "./periods.ts";
+import { type DemoPeriod, monthEnd } from "./periods.ts";
 import { write } from "./sources.ts";
 import { rng } from "./universe.ts";
 

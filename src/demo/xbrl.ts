@@ -19,9 +19,10 @@
  * - `frame` on the latest-filed fact of each calendar quarter, year or quarter-end instant.
  */
 import { join } from "node:path";
+import { addDays, daysBetween } from "../domain/dates.ts";
 import type { SecFact } from "../ingest/sources/companyfacts.ts";
 import type { CompanyModel, ModelQuarter } from "./financials.ts";
-import { addDays, type DemoPeriod, daysBetween } from "./periods.ts";
+import type { DemoPeriod } from "./periods.ts";
 import { write } from "./sources.ts";
 import type { DemoCompany } from "./universe.ts";
 import { CONCEPTS, type ConceptKind, type ConceptSpec, revenueConcept } from "./xbrl-concepts.ts";

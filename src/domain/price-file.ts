@@ -30,13 +30,6 @@ export interface DailyPrice {
   volume: number | null;
 }
 
-const DAY_MS = 86_400_000;
-
-/** Days since 1970-01-01 of a YYYY-MM-DD date. */
-export function dayNumber(date: string): number {
-  return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-}
-
 /** A number as JSON writes it (non-finite values, which JSON cannot hold, as null). */
 const json = (value: number | null) => (value !== null && Number.isFinite(value) ? String(value) : "null");
 

@@ -3,9 +3,9 @@
  * the snapshot as the exact response body each endpoint serves. Routes only read them.
  */
 
+import { daysBetween } from "../domain/dates.ts";
 import type { DerivedKind } from "../domain/derived.ts";
 import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
-import { daysBetween } from "./compute/date-math.ts";
 import { computeDividendSnapshot } from "./compute/dividend.ts";
 import {
   computeEarnings,

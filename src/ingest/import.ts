@@ -1,11 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
+import { daysBetween } from "../domain/dates.ts";
 import { normalizeCik, normalizeTicker, tickerKey } from "../domain/tickers.ts";
 import { activateSnapshot, type Manifest } from "../snapshots.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
-import { daysBetween } from "./compute/date-math.ts";
 import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "./compute/earnings.ts";
 import type { FilingSummary } from "./compute/statements.ts";
 import { ImportContext } from "./context.ts";

@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { toDayNumber } from "../domain/dates.ts";
 import {
-  dayNumber,
   PRICE_DAYS_FILE,
   PRICE_FILES,
   PRICE_INDEX_FILE,
@@ -28,7 +28,7 @@ export function serializePrices(rows: readonly PriceRow[]): SerializedPrices {
   const offsets = new Float64Array(rows.length);
   let text = "";
   for (const [i, row] of rows.entries()) {
-    days[i] = dayNumber(row.date);
+    days[i] = toDayNumber(row.date);
     offsets[i] = text.length;
     text += `${priceRowText(row)},`;
   }

@@ -3,7 +3,7 @@
  * typed buffers and appended a data chunk (2,048 rows) at a time, not one value at a time.
  */
 
-import { dayNumber } from "../domain/price-file.ts";
+import { toDayNumber } from "../domain/dates.ts";
 import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
 import type { Db, loadDuckDb } from "../query/duckdb.ts";
 import { PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
@@ -173,7 +173,7 @@ function isoDateDays(s: string): number | null {
   const y = digitsAt(s, 0, 4);
   const m = digitsAt(s, 5, 7);
   const d = digitsAt(s, 8, 10);
-  return isCalendarDate(y, m, d) ? dayNumber(s) : null;
+  return isCalendarDate(y, m, d) ? toDayNumber(s) : null;
 }
 
 /** The decimal number written at `from` up to `to`; NaN unless all are digits. */

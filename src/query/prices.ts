@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { toDayNumber } from "../domain/dates.ts";
 import {
-  dayNumber,
   PRICE_DAYS_FILE,
   PRICE_INDEX_FILE,
   PRICE_OFFSETS_FILE,
@@ -58,8 +58,8 @@ export class PriceStore {
     const slot = this.index[securityId];
     if (!slot) return [EMPTY];
     const [first, count] = slot;
-    const from = this.lowerBound(first, count, dayNumber(start));
-    const to = this.lowerBound(first, count, dayNumber(end) + 1);
+    const from = this.lowerBound(first, count, toDayNumber(start));
+    const to = this.lowerBound(first, count, toDayNumber(end) + 1);
     if (from === to) return [EMPTY];
     // The rows' text without the comma after the last one, between brackets.
     const begin = this.offsets[from] as number;

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { presentationOf } from "../../src/demo/xbrl.ts";
+import { daysBetween } from "../../src/domain/dates.ts";
 import { computeStatements } from "../../src/ingest/compute/statements.ts";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
@@ -31,7 +32,7 @@ describe("companyfacts agree with the other demo sources", () => {
     for (const { ticker, file } of each()) {
       const quarterly = new Map(
         factsOf(file, "EarningsPerShareDiluted", "USD/shares")
-          .filter((f) => f.start !== undefined && Date.parse(f.end) - Date.parse(f.start) < 100 * 86_400_000)
+          .filter((f) => f.start !== undefined && daysBetween(f.start, f.end) < 100)
           .map((f) => [f.end.slice(0, 7), f.val]),
       );
       for (const row of calendar.rows.filter((r) => r.ticker === ticker && r.eps_actual !== null)) {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { demoPeriods } from "../../src/demo/index.ts";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { XBRL_FIRST_YEAR } from "../../src/demo/xbrl.ts";
+import { addDays } from "../../src/domain/dates.ts";
 import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { demoFactFiles, eachCompany, factKey, factsOf, index } from "./raw-facts.ts";
 
@@ -93,7 +94,7 @@ describe("companyfacts figures are consistent", () => {
         index(file, [`NetCashProvidedByUsedIn${s}Activities`]),
       );
       for (const f of factsOf(file, "NetCashProvidedByUsedInOperatingActivities")) {
-        const opening = cash.get(new Date(Date.parse(f.start ?? "") - 86_400_000).toISOString().slice(0, 10));
+        const opening = cash.get(addDays(f.start ?? "", -1));
         if (f.fp !== "FY" || opening === undefined) continue;
         const flows = sections.reduce((sum, s) => sum + (s.get(factKey(f)) ?? Number.NaN), 0);
         expect(flows, `${ticker} ${factKey(f)}`).toBe((cash.get(f.end) ?? Number.NaN) - opening);

@@ -12,12 +12,13 @@ import { join } from "node:path";
 import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { writeDemoSources } from "../../src/demo/index.ts";
+import { addDays } from "../../src/domain/dates.ts";
 import * as Models from "../../src/http/models/derived.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
 import { tempDir } from "../helpers/env.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { addDays, RawFacts, readPriceCsv, relDiff } from "./derived-facts.ts";
+import { RawFacts, readPriceCsv, relDiff } from "./derived-facts.ts";
 import { type CsvPrice, demoCik, type Json } from "./endpoint-helpers.ts";
 
 /** A derived endpoint: its URL for a ticker, OpenAPI path, pricing key and response model. */

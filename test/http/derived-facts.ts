@@ -3,11 +3,13 @@
  * SEC companyfacts (edgar/companyfacts/CIK*.json), Yahoo-layout prices, the split column of
  * variants/prices-adjusted-with-actions, dividends/<T>.csv and the Nasdaq calendar files.
  * Expected values are computed here from those files with the rules of docs/methodology.md,
- * never by calling the code under test.
+ * never by calling the code under test (calendar arithmetic, pinned by test/domain/dates.test.ts,
+ * is shared).
  */
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { addDays, addYears, daysBetween } from "../../src/domain/dates.ts";
 import { type CsvPrice, readJson, readPriceCsv } from "./endpoint-helpers.ts";
 
 /** One fact as the SEC lists it. */
@@ -26,17 +28,6 @@ interface CompanyFactsFile {
   facts: Record<string, Record<string, { units: Record<string, Fact[]> }>>;
 }
 
-const DAY = 86_400_000;
-const dayNumber = (date: string) => Math.round(Date.parse(`${date}T00:00:00Z`) / DAY);
-const fromDay = (n: number) => new Date(n * DAY).toISOString().slice(0, 10);
-/** Whole days from a to b. */
-export const daysBetween = (a: string, b: string) => dayNumber(b) - dayNumber(a);
-export const addDays = (date: string, n: number) => fromDay(dayNumber(date) + n);
-export function addYears(date: string, years: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCFullYear(d.getUTCFullYear() + years);
-  return d.toISOString().slice(0, 10);
-}
 /** Inclusive length of a duration fact in days. */
 const lengthOf = (f: Fact) => (f.start === undefined ? 0 : daysBetween(f.start, f.end) + 1);
 const isAnnual = (f: Fact) => lengthOf(f) >= 350 && lengthOf(f) <= 380;

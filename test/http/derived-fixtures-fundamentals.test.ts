@@ -7,14 +7,13 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { addYears, daysBetween } from "../../src/domain/dates.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import {
-  addYears,
   balanceDateYearBefore,
   CAPEX,
   CFO,
   COST_OF_REVENUE,
-  daysBetween,
   EQUITY,
   factsOf,
   GROSS_PROFIT,

@@ -8,12 +8,11 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import {
-  addDays,
   cikOf,
-  daysBetween,
   factsOf,
   nasdaqMoney,
   readDividendCsv,

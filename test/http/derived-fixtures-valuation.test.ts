@@ -11,10 +11,9 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { addYears, daysBetween } from "../../src/domain/dates.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import {
-  addYears,
-  daysBetween,
   EQUITY,
   type Fact,
   factsOf,

@@ -10,8 +10,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { addDays } from "../../src/domain/dates.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
-import { addDays, relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
+import { relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
 import { type CsvPrice, type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";

@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addDays } from "../../src/domain/dates.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { demoCik, demoSources, type Json } from "./endpoint-helpers.ts";
@@ -218,7 +219,7 @@ describe("/securities/{ticker}/quote", () => {
     expect(q.volume).toBe(last.volume);
     expect(q.change as number).toBeCloseTo(last.close - prev.close, 9);
     expect(q.change_percent as number).toBeCloseTo((last.close - prev.close) / prev.close, 12);
-    const since = new Date(Date.parse(last.date) - 365 * 86_400_000).toISOString().slice(0, 10);
+    const since = addDays(last.date, -365);
     const year = rows.filter((r) => r.date > since);
     expect(q.fifty_two_week_high).toBe(Math.max(...year.map((r) => r.high)));
     expect(q.fifty_two_week_low).toBe(Math.min(...year.map((r) => r.low)));

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { daysBetween } from "../../src/domain/dates.ts";
 import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
@@ -75,13 +76,10 @@ function submissionRows(cik: string): SubmissionRow[] {
   );
 }
 
-const DAY = 86_400_000;
-const days = (start: string, end: string) => Math.round((Date.parse(end) - Date.parse(start)) / DAY) + 1;
-
 /** Whether a fact is a current-period figure of a filing labelled fp (FY: a year; Qn: a quarter or n quarters). */
 function currentPeriodFact(f: SecFact): boolean {
   if (!f.start || f.end > f.filed) return false;
-  const length = days(f.start, f.end);
+  const length = daysBetween(f.start, f.end) + 1;
   const quarters =
     length >= 75 && length <= 120
       ? 1

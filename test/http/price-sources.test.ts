@@ -9,9 +9,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { addDays } from "../../src/domain/dates.ts";
 import { readCurrent, readManifest } from "../../src/snapshots.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
-import { addDays, relDiff } from "./derived-facts.ts";
+import { relDiff } from "./derived-facts.ts";
 import { type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";

@@ -18,6 +18,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import { STATEMENT_FIELDS } from "../../src/domain/statements.ts";
 import type { SecCompanyFacts, SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
@@ -163,7 +164,7 @@ function ownPeriodFacts(cik: string, form: string, fp: string, minDays: number, 
       for (const list of Object.values(units)) {
         for (const f of list) {
           if (f.form !== form || f.fp !== fp || f.start === undefined || f.end > f.filed) continue;
-          const days = dayDiff(f.start, f.end) + 1;
+          const days = daysBetween(f.start, f.end) + 1;
           if (days >= minDays && days <= maxDays) out.push(f);
         }
       }
@@ -193,15 +194,6 @@ function ownLabels(cik: string, form: "10-K" | "10-Q"): Map<string, { fy: number
   for (const { end, fy, fp } of byAccession.values()) if (!out.has(end)) out.set(end, { fy, fp });
   return out;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Dates
-// ---------------------------------------------------------------------------------------------
-
-const DAY = 86_400_000;
-const ms = (date: string) => Date.parse(`${date}T00:00:00Z`);
-const dayDiff = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY);
-const addDays = (date: string, n: number) => new Date(ms(date) + n * DAY).toISOString().slice(0, 10);
 
 // ---------------------------------------------------------------------------------------------
 // Spec §2.18 field lists, parsed from /work/shared/spec/interface.md
@@ -821,7 +813,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
           for (const row of annual) {
             const label = `${symbol} ${kind} ${row.snapshot_date}`;
             // An annual period spans about a year (52/53 weeks).
-            expect(dayDiff(row.period_start ?? "", row.snapshot_date) + 1, label).toBeWithin(350, 381);
+            expect(daysBetween(row.period_start ?? "", row.snapshot_date) + 1, label).toBeWithin(350, 381);
             const tenK = own.get(row.snapshot_date);
             if (!tenK) continue;
             matched++;

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { fromDayNumber } from "../../src/domain/dates.ts";
 import { type DailyPrice, priceRowText } from "../../src/domain/price-file.ts";
 import { PriceFileWriter, serializePrices } from "../../src/ingest/price-file.ts";
 import type { PriceRow } from "../../src/ingest/sources/prices.ts";
@@ -26,8 +27,6 @@ const servedRow = (r: PriceRow): DailyPrice => ({
   volume: r.volume,
 });
 
-const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
-
 /** Ascending, distinct days from 1990 on; each with random values. */
 const securityRows = fc
   .uniqueArray(fc.integer({ min: 7_300, max: 7_300 + 12_000 }), { maxLength: 60 })
@@ -37,7 +36,7 @@ const securityRows = fc
         .sort((a, b) => a - b)
         .map((day) =>
           fc.record({
-            date: fc.constant(dateOf(day)),
+            date: fc.constant(fromDayNumber(day)),
             open: orNull(price),
             high: orNull(price),
             low: orNull(price),
@@ -75,8 +74,8 @@ describe("serving price files", () => {
           const store = PriceStore.open(dir);
           for (const [which, from, length] of windows) {
             const id = `sec${which}`;
-            const start = dateOf(from);
-            const end = dateOf(from + length);
+            const start = fromDayNumber(from);
+            const end = fromDayNumber(from + length);
             const rows = securities[which] ?? [];
             const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedRow);
             expect(await new Blob(store.window(id, start, end)).text()).toBe(JSON.stringify(expected));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Billing } from "../../src/accounts/billing.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import type { Limits } from "../../src/config.ts";
+import { rng as mulberry32 } from "../../src/demo/universe.ts";
 import { createApp } from "../../src/http/app.ts";
 import type { Client } from "../../src/http/context.ts";
 import { createLogger } from "../../src/log.ts";
@@ -37,16 +38,9 @@ export function testSeed(label: string): number {
   return seed;
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same sequence. */
+/** The demo's seeded PRNG with integer, pick and shuffle draws: the same seed gives the same sequence. */
 export function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     /** An integer in [min, max]. */

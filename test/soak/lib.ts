@@ -7,6 +7,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { rng as mulberry32 } from "../../src/demo/universe.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 const ENTRY = join(ROOT, "src", "index.ts");
@@ -14,20 +15,12 @@ const ENTRY = join(ROOT, "src", "index.ts");
 // ---------------------------------------------------------------------------------------------
 // Seeds
 
-/** mulberry32: small, fast, deterministic; the whole run follows from one 32-bit seed. */
+/** The demo's seeded generator (mulberry32) with the draws the soak needs; the whole run follows from one 32-bit seed. */
 export class Rng {
-  private state: number;
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
 
   /** An integer in [lo, hi], both inclusive. */

@@ -3,8 +3,8 @@
  * plus the per-share dividend helpers shared with valuation and growth.
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { addDays, addYears, daysBetween } from "../../domain/dates.ts";
 import { decimalSum, ratioOverPositive } from "../../domain/ratios.ts";
-import { addDays, addYears, daysBetween } from "./date-math.ts";
 import type { DividendRow, PriceBar } from "./inputs.ts";
 import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./prices.ts";
 

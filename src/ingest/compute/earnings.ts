@@ -4,11 +4,11 @@
  * latest quarter's EPS from the statements, else from an imported earnings history.
  */
 
+import { daysBetween } from "../../domain/dates.ts";
 import { ratio } from "../../domain/ratios.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
 import type { CalendarRow } from "../sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
-import { daysBetween } from "./date-math.ts";
 
 export const EARNINGS_VERSION = "earnings-2026.11.5";
 
@@ -166,7 +166,7 @@ function nextQuarterGrowth(history: EarningsHistory): number | null {
 }
 
 function sameMonth(a: string, b: string): boolean {
-  return a.slice(0, 7) === b.slice(0, 7) || Math.abs(Date.parse(a) - Date.parse(b)) <= 7 * 86_400_000;
+  return a.slice(0, 7) === b.slice(0, 7) || Math.abs(daysBetween(a, b)) <= 7;
 }
 
 function shiftYear(date: string, years: number): string {

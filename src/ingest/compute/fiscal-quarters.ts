@@ -4,7 +4,7 @@
  * quarter ends from the quarter-length and year-to-date durations the company reported.
  */
 
-import { fromDayNumber } from "./date-math.ts";
+import { fromDayNumber, toDayNumber } from "../../domain/dates.ts";
 import type { FiscalYear } from "./fiscal-calendar.ts";
 import type { DurationCount, FactScan } from "./xbrl-scan.ts";
 
@@ -54,9 +54,8 @@ export function nominalYearFromQuarter(scan: FactScan): FiscalYear | null {
   let lastEnd: number | null = null;
   for (const c of scan.partial.values()) lastEnd = Math.max(lastEnd ?? c.end, c.end);
   if (lastEnd === null) return null;
-  const year = Number(fromDayNumber(lastEnd).slice(0, 4));
-  const start = Math.round(Date.UTC(year, 0, 1) / 86_400_000);
-  return emptyYear(year, start, Math.round(Date.UTC(year, 11, 31) / 86_400_000), true);
+  const year = fromDayNumber(lastEnd).slice(0, 4);
+  return emptyYear(Number(year), toDayNumber(`${year}-01-01`), toDayNumber(`${year}-12-31`), true);
 }
 
 /** Finds the fiscal year of a day among known years, creating extrapolated years as needed. */

@@ -4,8 +4,8 @@
  * dividend growth (imported signals, else calendar-year dividends per share).
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { yearOf } from "../../domain/dates.ts";
 import { cagr, finiteOrNull, growthRate, ratioOverPositive } from "../../domain/ratios.ts";
-import { yearOf } from "./date-math.ts";
 import { sortedDividends } from "./dividend.ts";
 import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts";
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";

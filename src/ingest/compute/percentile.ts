@@ -3,7 +3,7 @@
  * the valid (non-null) values in its window that are ≤ it, the value itself included, so it
  * lies in (0, 1]; 1 means the highest in the window.
  */
-import { monthIndex } from "./date-math.ts";
+import { monthIndex } from "../../domain/dates.ts";
 
 /** Fewest valid values in a window for a rank to be given. */
 export const MIN_PERCENTILE_VALUES = 12;

@@ -5,8 +5,9 @@
  * non-decreasing order and each period is added once, so walking M month ends over P periods
  * costs O(M + P) after one sort (docs/methodology.md, "Point in time").
  */
+
+import { daysBetween } from "../../domain/dates.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
-import { daysBetween } from "./date-math.ts";
 import type { BalanceValues, CompanyStatements, SharesObservation } from "./inputs.ts";
 import { fieldValue } from "./line-items.ts";
 import { AFTER_EVERY_SPLIT, NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";

@@ -1,3 +1,4 @@
+import { addDays } from "../../domain/dates.ts";
 import type { QuoteRow } from "../../domain/quote.ts";
 import { decimalSum } from "../../domain/ratios.ts";
 import type { PriceRow } from "../sources/prices.ts";
@@ -12,7 +13,7 @@ export function computeQuote(securityId: string, rows: readonly PriceRow[]): Quo
   const last = rows.at(-1);
   if (!last) return null;
   const previous = rows.at(-2) ?? null;
-  const since = new Date(Date.parse(last.date) - 365 * 86_400_000).toISOString().slice(0, 10);
+  const since = addDays(last.date, -365);
   let high = Number.NEGATIVE_INFINITY;
   let low = Number.POSITIVE_INFINITY;
   for (let i = rows.length - 1; i >= 0; i--) {

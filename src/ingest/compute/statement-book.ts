@@ -5,6 +5,8 @@
  * Lookups are O(1): maps keyed by period end, probed within a tolerance for "a year earlier"
  * because 52/53-week fiscal years end on different days.
  */
+
+import { addDays, addYears } from "../../domain/dates.ts";
 import type {
   BalanceSheetField,
   CashFlowField,
@@ -12,7 +14,6 @@ import type {
   PeriodType,
   StatementPeriod,
 } from "../../domain/statements.ts";
-import { addDays, addYears } from "./date-math.ts";
 import type { BalanceValues, CashFlowValues, CompanyStatements, IncomeValues } from "./inputs.ts";
 
 /** Days a period end may differ from the exact calendar date N years earlier. */

@@ -22,6 +22,8 @@
  *   from several periods, the date all of them were known; the opening cash balance does not
  *   count); last_filed: the latest filing date of a value used.
  */
+
+import { fromDayNumber } from "../../domain/dates.ts";
 import { industryTemplate } from "../../domain/industry.ts";
 import { tidy } from "../../domain/ratios.ts";
 import {
@@ -37,7 +39,6 @@ import {
 import { applyDerivedRules } from "../../domain/xbrl-derived.ts";
 import { CURRENCY_FIELDS, FIELD_MAPPINGS } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
-import { fromDayNumber } from "./date-math.ts";
 import {
   buildFiscalCalendar,
   type FiscalCalendar,

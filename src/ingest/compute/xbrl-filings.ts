@@ -3,8 +3,9 @@
  * carried facts, with the period each reports on, and the shares outstanding for market
  * capitalisation.
  */
+
+import { daysBetween, fromDayNumber } from "../../domain/dates.ts";
 import type { CompanyFacts, DocumentInfo, XbrlFact } from "../sources/companyfacts.ts";
-import { daysBetween, fromDayNumber } from "./date-math.ts";
 import type { SharesObservation } from "./inputs.ts";
 import type { AccessionScan, FactScan } from "./xbrl-scan.ts";
 

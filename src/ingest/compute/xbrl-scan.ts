@@ -9,7 +9,7 @@ import type { CompanyFacts, XbrlFact } from "../sources/companyfacts.ts";
 const digit = (s: string, i: number): number => s.charCodeAt(i) - 48;
 
 /**
- * Days since 1970-01-01 of a `YYYY-MM-DD` date (as date-math's toDayNumber), by integer
+ * Days since 1970-01-01 of a `YYYY-MM-DD` date (as toDayNumber in domain/dates.ts), by integer
  * arithmetic: this runs for every fact of every company, where Date.parse dominated the time.
  */
 export function dayOf(date: string): number {

@@ -6,6 +6,7 @@
  * the column and the bad value; `RecordCollector` turns that into an ImportError (strict)
  * or a skipped record (lenient). Nothing here does I/O.
  */
+import { fromDayNumber, MS_PER_DAY } from "../../domain/dates.ts";
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import type { PriceRow } from "./prices.ts";
@@ -145,17 +146,15 @@ const DAYS_AHEAD: Record<DateHorizon, { days: number; text: string }> = {
   announced: { days: 366, text: "a year from today" },
 };
 
-const DAY_MS = 86_400_000;
 /** The latest date of each horizon, for the UTC day it was computed on: once a day, not once a row. */
 const latest = { day: Number.NaN, recorded: "", announced: "" };
 
 /** The latest date a source may give under `horizon`, as of now. */
 export function latestDate(horizon: DateHorizon): string {
-  const day = Math.floor(Date.now() / DAY_MS);
+  const day = Math.floor(Date.now() / MS_PER_DAY);
   if (day !== latest.day) {
-    const isoDay = (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10);
-    latest.recorded = isoDay(day + DAYS_AHEAD.recorded.days);
-    latest.announced = isoDay(day + DAYS_AHEAD.announced.days);
+    latest.recorded = fromDayNumber(day + DAYS_AHEAD.recorded.days);
+    latest.announced = fromDayNumber(day + DAYS_AHEAD.announced.days);
     latest.day = day;
   }
   return latest[horizon];

@@ -3,6 +3,7 @@
  * ones a test names, so each test states exactly the figures its hand computation uses.
  */
 
+import { addDays } from "../../../src/domain/dates.ts";
 import {
   BALANCE_SHEET_FIELDS,
   type BalanceSheetField,
@@ -24,7 +25,7 @@ export interface PeriodOptions {
 }
 
 function filedAfter(end: string): string {
-  return new Date(Date.parse(`${end}T00:00:00Z`) + 45 * 86_400_000).toISOString().slice(0, 10);
+  return addDays(end, 45);
 }
 
 function build<F extends string>(

@@ -3,7 +3,7 @@
  * on the machine's time zone. ISO date strings compare correctly as strings.
  */
 
-const MS_PER_DAY = 86_400_000;
+export const MS_PER_DAY = 86_400_000;
 
 /** Days since 1970-01-01 of an ISO date. */
 export function toDayNumber(date: string): number {
