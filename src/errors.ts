@@ -89,14 +89,24 @@ export function problemBody(error: ApiError, requestId: string): ProblemBody {
   return body;
 }
 
-/** The problem+json response for an error, with the request id header. */
-export function problemResponse(error: ApiError, requestId: string): Response {
-  return new Response(JSON.stringify(problemBody(error, requestId)), {
+/** An error's problem+json as a status, header fields (the request id's among them) and body text. */
+export function problem(
+  error: ApiError,
+  requestId: string,
+): { status: number; headers: Record<string, string>; body: string } {
+  return {
     status: error.status,
     headers: {
       "content-type": "application/problem+json",
       "x-request-id": requestId,
       ...error.headers,
     },
-  });
+    body: JSON.stringify(problemBody(error, requestId)),
+  };
+}
+
+/** The problem+json response for an error, with the request id header. */
+export function problemResponse(error: ApiError, requestId: string): Response {
+  const { status, headers, body } = problem(error, requestId);
+  return new Response(body, { status, headers });
 }

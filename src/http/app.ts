@@ -69,10 +69,11 @@ export function createApp(deps: AppDeps) {
     app,
     idempotency,
     handle(request: Request, client: Client = IN_PROCESS) {
-      const match = direct(new URL(request.url).pathname);
+      const url = new URL(request.url);
+      const match = direct(url.pathname);
       return match
-        ? edge.handleDirect(match.route, request, match.params, client)
-        : edge.handle(request, client);
+        ? edge.handleDirect(match.route, request, match.params, client, url)
+        : edge.handle(request, client, url);
     },
     delivered: (reply: Reply, delivered: boolean) => edge.delivered(reply, delivered),
     /**

@@ -1,7 +1,7 @@
 import type { Billing } from "../accounts/billing.ts";
 import type { ApiKeyInfo } from "../accounts/store.ts";
 import type { Limits } from "../config.ts";
-import { ApiError, problemBody, problemResponse } from "../errors.ts";
+import { ApiError, problem, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
@@ -91,7 +91,6 @@ export class Edge {
       request: Request;
       url: URL;
       ctx: Pick<RequestContext, "requestId" | "startedAt" | "key"> & Partial<RequestContext>;
-      status: number;
     }
   >();
   /** The idempotency gate's callbacks of calls that are the first of their retries. */
@@ -112,8 +111,8 @@ export class Edge {
    * Answers one request. Never throws: anything unexpected becomes a 500 problem+json that
    * says nothing of its cause (the log has it).
    */
-  handle(request: Request, client: Client = IN_PROCESS): Later<Reply> {
-    return this.run(request, client, this.viaApp);
+  handle(request: Request, client: Client = IN_PROCESS, url = new URL(request.url)): Later<Reply> {
+    return this.run(request, url, client, this.viaApp);
   }
 
   /** The same for a direct route (`directMatcher` matched it and parsed `pathValues`). */
@@ -122,8 +121,9 @@ export class Edge {
     request: Request,
     pathValues: Record<string, string>,
     client: Client,
+    url: URL,
   ): Later<Reply> {
-    return this.run(request, client, (_, ctx, url) => {
+    return this.run(request, url, client, (_, ctx) => {
       try {
         return new Body(route.answer(ctx, this.deps.billing, pathValues, url));
       } catch (error) {
@@ -139,11 +139,11 @@ export class Edge {
     return this.deps.route(routed);
   };
 
-  private run(request: Request, client: Client, dispatch: Dispatch): Later<Reply> {
+  private run(request: Request, url: URL, client: Client, dispatch: Dispatch): Later<Reply> {
     const requestId = crypto.randomUUID();
     const startedAt = performance.now();
     try {
-      const response = this.admit(request, client, requestId, startedAt, dispatch);
+      const response = this.admit(request, url, client, requestId, startedAt, dispatch);
       return response instanceof Promise
         ? response.catch((error) => this.internal(error, requestId))
         : response;
@@ -159,21 +159,17 @@ export class Edge {
       "internal",
       "an internal error occurred; quote the request id when reporting it",
     );
-    return {
-      status: internal.status,
-      headers: { "content-type": "application/problem+json", "x-request-id": requestId },
-      body: JSON.stringify(problemBody(internal, requestId)),
-    };
+    return problem(internal, requestId);
   }
 
   private admit(
     request: Request,
+    url: URL,
     client: Client,
     requestId: string,
     startedAt: number,
     dispatch: Dispatch,
   ): Later<Reply> {
-    const url = new URL(request.url);
     const fail = (error: ApiError, key: ApiKeyInfo | null = null) =>
       this.finish(request, url, problemResponse(error, requestId), { requestId, startedAt, key });
     const refused = admissionError(request, url);
@@ -430,7 +426,8 @@ export class Edge {
     const call = this.sent.get(reply);
     if (!call) return;
     this.sent.delete(reply);
-    const { request, url, ctx, status } = call;
+    const { request, url, ctx } = call;
+    const status = reply.status;
     const endpoint = ctx.endpoint ?? null;
     let credits = 0;
     if (ctx.charged && ctx.reservation && endpoint) {
@@ -499,7 +496,7 @@ export class Edge {
       });
       reply = { status, headers: Object.assign(all, headers), body: head ? null : answer };
     }
-    this.sent.set(reply, { request, url, ctx, status });
+    this.sent.set(reply, { request, url, ctx });
     return reply;
   }
 }

@@ -6,7 +6,7 @@ import {
   STATUS_CODES,
 } from "node:http";
 import type { Socket } from "node:net";
-import { ApiError, problemBody } from "../errors.ts";
+import { ApiError, problem } from "../errors.ts";
 import type { Client } from "./context.ts";
 import type { Reply } from "./edge.ts";
 
@@ -225,16 +225,9 @@ function before(res: ServerResponse, event: "drain" | "finish"): Promise<boolean
 
 /** A refusal before the edge (nothing read, nothing billed); the connection closes after it. */
 function writeRefusal(res: ServerResponse, error: ApiError): void {
-  const requestId = crypto.randomUUID();
-  const body = JSON.stringify(problemBody(error, requestId));
+  const { status, headers, body } = refusal(error);
   res.shouldKeepAlive = false;
-  res.writeHead(error.status, {
-    "content-type": "application/problem+json",
-    "content-length": String(Buffer.byteLength(body)),
-    "x-request-id": requestId,
-    connection: "close",
-    ...error.headers,
-  });
+  res.writeHead(status, headers);
   res.end(body);
 }
 
@@ -248,17 +241,20 @@ function refuseUnparsed(code: string | undefined, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const requestId = crypto.randomUUID();
-  const body = JSON.stringify(problemBody(error, requestId));
+  const { status, headers, body } = refusal(error);
   const head = [
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
-    "content-type: application/problem+json",
-    `content-length: ${Buffer.byteLength(body)}`,
-    `x-request-id: ${requestId}`,
-    "connection: close",
-    ...Object.entries(error.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    ...Object.entries(headers).map(([n, v]) => `${n}: ${v}`),
   ];
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
+/** A refusal's problem+json, with its length, for a connection that closes after it. */
+function refusal(error: ApiError) {
+  const answer = problem(error, crypto.randomUUID());
+  answer.headers["content-length"] = String(Buffer.byteLength(answer.body));
+  answer.headers.connection = "close";
+  return answer;
 }
 
 /** The problem for a parser error code (`HPE_*`); null for a connection that failed or timed out (nothing to answer). */
