@@ -44,8 +44,12 @@ const OPEN_FILES = "/proc/self/fd";
  * of the path it was opened by); elsewhere it is the path's, resolved once the file is open.
  */
 function openedPath(fd: number, file: string): string {
-  return existsSync(OPEN_FILES) ? readlinkSync(join(OPEN_FILES, String(fd))) : realpathSync(file);
+  hasOpenFiles ??= existsSync(OPEN_FILES);
+  return hasOpenFiles ? readlinkSync(join(OPEN_FILES, String(fd))) : realpathSync(file);
 }
+
+/** Whether this system has `OPEN_FILES`: asked once, not for every file read. */
+let hasOpenFiles: boolean | undefined;
 
 /** Where a link is: its folder's real path and its own name (the same link by any route). */
 function placeOf(link: string): string {
