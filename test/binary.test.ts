@@ -6,10 +6,11 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { type CliResult, cli } from "./helpers/cli.ts";
 import { tempDir } from "./helpers/env.ts";
+import { ROOT, ServerProcess } from "./helpers/spawn.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
 const BUILD_TIMEOUT_MS = 120_000;
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
@@ -17,81 +18,37 @@ const DEMO_USER = "demo@stockd.local";
 
 let work: string;
 let env: Record<string, string>;
-let server: Served;
-
-/** A running `stockd serve`: its process, its URL and whatever it has printed on stderr. */
-interface Served {
-  proc: Bun.Subprocess<"ignore", "ignore", "pipe">;
-  url: string;
-  stderr: () => string;
-}
+let server: ServerProcess;
 
 /** Runs the binary to completion (bounded) in the work dir; returns its exit code and output. */
-async function runCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(["./stockd", ...args], {
-    cwd: work,
-    env,
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 30_000,
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+function runCli(...args: string[]): Promise<CliResult> {
+  return cli(args, { binary: "./stockd", cwd: work, env, timeoutMs: 30_000 });
 }
 
 /** Starts `stockd serve --port 0` on ./d and waits (bounded) for the URL it prints. */
-async function serve(): Promise<Served> {
-  const proc = Bun.spawn(["./stockd", "serve", "--data-dir", "./d", "--port", "0"], {
+function serve(): Promise<ServerProcess> {
+  return ServerProcess.start({
+    binary: "./stockd",
     cwd: work,
     env,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
+    dataDir: "./d",
+    startTimeoutMs: START_TIMEOUT_MS,
   });
-  let text = "";
-  const decoder = new TextDecoder();
-  const reader = proc.stderr.getReader();
-  const timedOut = Bun.sleep(START_TIMEOUT_MS).then(() => null);
-  const listening = /stockd listening on (http:\/\/\S+)/;
-  while (!listening.test(text)) {
-    const next = await Promise.race([reader.read(), timedOut]);
-    if (next === null || next.done) {
-      proc.kill("SIGKILL");
-      throw new Error(`stockd serve did not print its URL within ${START_TIMEOUT_MS} ms:\n${text}`);
-    }
-    text += decoder.decode(next.value, { stream: true });
-  }
-  // Keep draining stderr so the child never blocks on a full pipe.
-  void (async () => {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
-  })().catch(() => {});
-  return { proc, url: listening.exec(text)?.[1] as string, stderr: () => text };
 }
 
 /** Sends SIGTERM and waits (bounded) for the exit code. */
-async function terminate(served: Served): Promise<number | "still running"> {
-  served.proc.kill("SIGTERM");
-  const code = await Promise.race([
-    served.proc.exited,
-    Bun.sleep(STOP_TIMEOUT_MS).then(() => "still running" as const),
-  ]);
-  if (code === "still running") served.proc.kill("SIGKILL");
-  return code;
+async function terminate(served: ServerProcess): Promise<number | null | "still running"> {
+  return (await served.stop("SIGTERM", STOP_TIMEOUT_MS)) ? served.exitCode : "still running";
 }
 
-function demoKey(served: Served): string {
-  const key = /demo API key \(shown once\): (sk_[0-9A-Za-z]+)/.exec(served.stderr())?.[1];
-  if (!key) throw new Error(`no demo key in the start-up output:\n${served.stderr()}`);
+function demoKey(served: ServerProcess): string {
+  const key = /demo API key \(shown once\): (sk_[0-9A-Za-z]+)/.exec(served.stderr)?.[1];
+  if (!key) throw new Error(`no demo key in the start-up output:\n${served.stderr}`);
   return key;
 }
 
-function get(served: Served, path: string, key?: string): Promise<Response> {
-  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  return fetch(`${served.url}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+function get(served: ServerProcess, path: string, key?: string): Promise<Response> {
+  return served.get(path, key, { signal: AbortSignal.timeout(10_000) });
 }
 
 async function balance(): Promise<{ user: string; balance: number; reserved: number }> {
@@ -131,7 +88,7 @@ describe("stockd binary", () => {
   }, BUILD_TIMEOUT_MS + START_TIMEOUT_MS);
 
   afterAll(async () => {
-    if (server && server.proc.exitCode === null) await terminate(server);
+    if (server && server.exitCode === null) await terminate(server);
   });
 
   test("--version, --help and per-command help", async () => {
@@ -148,7 +105,7 @@ describe("stockd binary", () => {
   });
 
   test("a fresh data dir gets the demo data, and libduckdb.so is unpacked into the user cache", () => {
-    expect(server.stderr()).toContain("demo API key");
+    expect(server.stderr).toContain("demo API key");
     expect(existsSync(join(work, "d", "CURRENT")), "the demo snapshot is active").toBe(true);
     const cached = readdirSync(join(work, "cache", "stockd"), { recursive: true }).map(String);
     expect(
@@ -229,7 +186,7 @@ describe("stockd binary", () => {
       ),
     );
     await Bun.sleep(5);
-    expect(await terminate(second), `exit code; stderr:\n${second.stderr()}`).toBe(0);
+    expect(await terminate(second), `exit code; stderr:\n${second.stderr}`).toBe(0);
     const outcomes = await Promise.all(calls);
     expect(
       outcomes.every((o) => o === 200 || o === "refused"),

@@ -65,6 +65,11 @@ const UNLIMITED: Limits = {
   requestTimeoutMs: 30_000,
 };
 
+/** Test-server limits that are effectively unlimited except for what `over` sets. */
+export function limits(over: Partial<Limits> = {}): Limits {
+  return { ...UNLIMITED, ...over };
+}
+
 function withoutLimits(config: Partial<Config> = {}): Partial<Config> {
   const { limits: _, ...rest } = config;
   return rest;

@@ -5,8 +5,8 @@
  * and what is charged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { type EdgeUnderTest, limits, startEdge } from "../reliability/helpers.ts";
+import { type EdgeUnderTest, startEdge } from "../helpers/edge.ts";
+import { demoDataDir, limits, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 let edge: EdgeUnderTest;

@@ -6,6 +6,7 @@ import { ImportError } from "../../src/ingest/errors.ts";
 import { importSources } from "../../src/ingest/import.ts";
 import { parseOwnershipDocument, parseSubmissionText } from "../../src/ingest/sources/form4.ts";
 import { readCurrent } from "../../src/snapshots.ts";
+import { type CliResult, cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { importErrorOf, ownershipXml } from "./ownership-xml.ts";
 
@@ -38,18 +39,8 @@ async function importError(src: string): Promise<unknown> {
 }
 
 /** `stockd import` in a child process (a hang or a crash stays there); its exit code and stderr. */
-async function runImport(src: string): Promise<{ code: number; stderr: string }> {
-  const child = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "../../src/index.ts"), "import", "--from", src],
-    {
-      env: { PATH: process.env.PATH ?? "", STOCKD_DATA_DIR: tempDir(), TZ: "UTC", NO_COLOR: "1" },
-      stdout: "ignore",
-      stderr: "pipe",
-      timeout: 30_000,
-    },
-  );
-  const stderr = await new Response(child.stderr).text();
-  return { code: await child.exited, stderr };
+function runImport(src: string): Promise<CliResult> {
+  return cli(["import", "--from", src], { dataDir: tempDir(), timeoutMs: 30_000 });
 }
 
 describe("links that lead outside the source directory", () => {

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/index.ts";
 import { readCurrent } from "../../src/snapshots.ts";
+import { cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -84,14 +85,10 @@ describe("stockd backup", () => {
       }
     })();
     while (calls < 5) await Bun.sleep(5);
-    const child = Bun.spawn(
-      [process.execPath, join(import.meta.dir, "../../src/index.ts"), "backup", "--to", to, "--json"],
-      { env: { PATH: process.env.PATH ?? "", STOCKD_DATA_DIR: server.dataDir, TZ: "UTC" }, stderr: "pipe" },
-    );
-    const code = await child.exited;
+    const child = await cli(["backup", "--to", to, "--json"], { dataDir: server.dataDir });
     stop = true;
     await load;
-    expect(code, await new Response(child.stderr).text()).toBe(0);
+    expect(child.code, child.stderr).toBe(0);
     const path = join(to, "accounts.db");
     expect(integrity(path)).toBe("ok");
     const copied = balances(path).get(userId);

@@ -4,9 +4,10 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startEdge } from "../helpers/edge.ts";
 import { expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { expectLedgerConsistent, limits, startEdge, usageRows } from "./helpers.ts";
+import { demoDataDir, limits, startTestServer, type TestServer } from "../helpers/server.ts";
+import { expectLedgerConsistent, usageRows } from "./helpers.ts";
 
 let server: TestServer;
 

@@ -9,14 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { createLogger } from "../../src/log.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  expectLedgerConsistent,
-  expectNothingHeld,
-  GATED,
-  usageRows,
-  waitUntil,
-  withGate,
-} from "./helpers.ts";
+import { waitUntil } from "../helpers/wait.ts";
+import { expectLedgerConsistent, expectNothingHeld, GATED, usageRows, withGate } from "./helpers.ts";
 
 const METRICS_TOKEN = "metrics-token-for-delivery-tests";
 const lines: string[] = [];

@@ -7,16 +7,9 @@
 import { describe, expect, test } from "bun:test";
 import { FairGate } from "../../src/http/limits.ts";
 import { expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer } from "../helpers/server.ts";
-import {
-  expectLedgerConsistent,
-  expectNothingHeld,
-  GATED,
-  limits,
-  usageRows,
-  waitUntil,
-  withGate,
-} from "./helpers.ts";
+import { demoDataDir, limits, startTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+import { expectLedgerConsistent, expectNothingHeld, GATED, usageRows, withGate } from "./helpers.ts";
 
 describe("FairGate", () => {
   test("a user holds at most slots - 1; another user starts at once while the first one's calls queue", async () => {

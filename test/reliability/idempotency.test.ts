@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { IDEMPOTENCY_MAX_BYTES, IDEMPOTENCY_MAX_RESPONSES } from "../../src/accounts/store.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { ServerProcess } from "../helpers/spawn.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import {
   expectLedgerConsistent,
   expectNothingHeld,
   GATED,
   GATED_OTHER,
-  spawnServer,
   usageRows,
-  waitUntil,
   withGate,
 } from "./helpers.ts";
 
@@ -232,13 +232,13 @@ describe("idempotent retries", () => {
       `CREATE TRIGGER fail_usage BEFORE INSERT ON ledger WHEN NEW.reason = 'usage'
        BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END`,
     );
-    const child = await spawnServer(dataDir);
+    const child = await ServerProcess.start({ dataDir });
     try {
       const idem = newIdempotencyKey();
-      expect((await child.get(PROFILE, key, { "idempotency-key": idem })).status).toBe(500);
+      expect((await child.get(PROFILE, key, withKey(idem))).status).toBe(500);
       store.db.exec("DROP TRIGGER fail_usage");
       const retry = await Promise.race([
-        child.get(PROFILE, key, { "idempotency-key": idem }).then((r) => r.status),
+        child.get(PROFILE, key, withKey(idem)).then((r) => r.status),
         Bun.sleep(3000).then(() => "no answer within 3 s"),
       ]);
       expect(retry).toBe(200);

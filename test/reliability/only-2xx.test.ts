@@ -7,19 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { demoDataDir, limits, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { ServerProcess } from "../helpers/spawn.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import {
   expectLedgerConsistent,
   expectNothingHeld,
   GATED,
   gateHandlers,
-  limits,
   rng,
   SLOW,
-  spawnServer,
   testSeed,
   usageRows,
-  waitUntil,
   withGate,
 } from "./helpers.ts";
 
@@ -103,7 +102,7 @@ describe("a 500 costs nothing", () => {
       `CREATE TRIGGER fail_usage BEFORE INSERT ON ledger WHEN NEW.reason = 'usage'
        BEGIN SELECT RAISE(ABORT, 'injected commit failure'); END`,
     );
-    const child = await spawnServer(dataDir);
+    const child = await ServerProcess.start({ dataDir });
     try {
       const res = await child.get("/stocks/DWGT/profile", key);
       const body = await expectProblem(res, 500, { code: "internal" });

@@ -6,20 +6,19 @@
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
+import { startEdge } from "../helpers/edge.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { demoDataDir, limits, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import {
   account,
   expectLedgerConsistent,
   expectNothingHeld,
   GATED,
-  limits,
   rng,
   SLOW,
-  startEdge,
   testSeed,
   usageRows,
-  waitUntil,
   withGate,
 } from "./helpers.ts";
 

@@ -7,6 +7,8 @@
  */
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { cli, cliJson } from "../helpers/cli.ts";
+import { ServerProcess } from "../helpers/spawn.ts";
 import { billedCall, failingCall, fastBilledCall } from "./calls.ts";
 import {
   type AccountView,
@@ -14,8 +16,6 @@ import {
   call,
   checkBalances,
   checkNoDoubleDebit,
-  cli,
-  cliJson,
   copyDb,
   deriveSeed,
   integrityOk,
@@ -23,7 +23,6 @@ import {
   Rng,
   readDb,
   type ScenarioResult,
-  ServerProcess,
   type SoakContext,
   sleep,
 } from "./lib.ts";
@@ -88,7 +87,7 @@ export async function crashScenario(ctx: SoakContext): Promise<ScenarioResult> {
     )
       break;
     const where = `kill ${i}/${kills}`;
-    const server = await ServerProcess.start({ workDir: dir, dataDir, logFile });
+    const server = await ServerProcess.start({ cwd: dir, dataDir, logFile });
     await checkRestarted(server, keys, dataDir, checks, `${where}: after restart`);
 
     const workers = rng.int(8, 48);
@@ -155,7 +154,10 @@ export async function crashScenario(ctx: SoakContext): Promise<ScenarioResult> {
       grantAt === null
         ? null
         : sleep(grantAt).then(() =>
-            cli(dir, dataDir, ["credits", "grant", "--user", poor.email, "--amount", String(grantAmount)]),
+            cli(["credits", "grant", "--user", poor.email, "--amount", String(grantAmount)], {
+              cwd: dir,
+              dataDir,
+            }),
           );
     await sleep(killAfter);
     stop = true;
@@ -229,11 +231,11 @@ export async function crashScenario(ctx: SoakContext): Promise<ScenarioResult> {
   }
 
   // The last kill's state, recovered by a real start, then a clean stop and a doctor run.
-  const server = await ServerProcess.start({ workDir: dir, dataDir, logFile });
+  const server = await ServerProcess.start({ cwd: dir, dataDir, logFile });
   await checkRestarted(server, keys, dataDir, checks, "final restart");
   const stopped = await server.stop("SIGTERM");
   checks.check(stopped && server.exitCode === 0, () => `final SIGTERM: exit ${server.exitCode}`);
-  const doctor = await cli(dir, dataDir, ["doctor"]);
+  const doctor = await cli(["doctor"], { cwd: dir, dataDir });
   checks.check(doctor.code === 0, () => `doctor after the kills exited ${doctor.code}: ${doctor.stdout}`);
 
   figures.requests = record.requests;
@@ -268,21 +270,15 @@ async function makeKeys(dir: string, dataDir: string): Promise<Key[]> {
     ["rich@soak.test", 1_000_000, 2],
     ["poor@soak.test", 200, 1],
   ] as const) {
-    const user = await cliJson<{ id: string }>(dir, dataDir, [
-      "users",
-      "create",
-      "--email",
-      email,
-      "--credits",
-      String(credits),
-    ]);
+    const user = await cliJson<{ id: string }>(
+      ["users", "create", "--email", email, "--credits", String(credits)],
+      { cwd: dir, dataDir },
+    );
     for (let k = 0; k < count; k++) {
-      const key = await cliJson<{ id: string; key: string }>(dir, dataDir, [
-        "keys",
-        "create",
-        "--user",
-        email,
-      ]);
+      const key = await cliJson<{ id: string; key: string }>(["keys", "create", "--user", email], {
+        cwd: dir,
+        dataDir,
+      });
       keys.push({ key: key.key, keyId: key.id, userId: user.id, email });
     }
   }

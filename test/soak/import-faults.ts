@@ -20,19 +20,10 @@ import {
 import { join } from "node:path";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { verifySnapshot } from "../../src/snapshots.ts";
-import {
-  Checks,
-  call,
-  cli,
-  deriveSeed,
-  Rng,
-  type ScenarioResult,
-  ServerProcess,
-  type SoakContext,
-  sleep,
-  spawnCli,
-  within,
-} from "./lib.ts";
+import { cli } from "../helpers/cli.ts";
+import { ServerProcess, spawnStockd } from "../helpers/spawn.ts";
+import { within } from "../helpers/wait.ts";
+import { Checks, call, deriveSeed, Rng, type ScenarioResult, type SoakContext, sleep } from "./lib.ts";
 
 const FAULTS = ["missing", "flip", "truncate", "append", "swap"] as const;
 type Fault = (typeof FAULTS)[number];
@@ -71,7 +62,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
   /** Where each kill landed, read from what it left on disk. */
   const killedDuring: string[] = [];
 
-  const server = await ServerProcess.start({ workDir: dir, dataDir, logFile: join(dir, "server.log") });
+  const server = await ServerProcess.start({ cwd: dir, dataDir, logFile: join(dir, "server.log") });
   /** The server serves `id`, waiting up to 10 s for it to follow CURRENT. */
   const served = async (id: string, where: string, wait = true) => {
     const since = performance.now();
@@ -97,7 +88,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
   // While it runs, note when its first Parquet file appears: the writing phase starts there.
   const t0 = performance.now();
   let writingFrom = 0;
-  const pending = cli(dir, dataDir, ["import", "--from", sources, "--json"]);
+  const pending = cli(["import", "--from", sources, "--json"], { cwd: dir, dataDir });
   let finished = false;
   pending.finally(() => {
     finished = true;
@@ -136,7 +127,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
     const late = rng.chance(0.5);
     const delay = late ? rng.int(0, writing) : rng.int(0, span);
     ctx.say(`import: ${where}: SIGKILL ${delay} ms ${late ? "into its writing phase" : "after its start"}`);
-    const proc = spawnCli(dir, dataDir, ["import", "--from", sources, "--json"]);
+    const proc = spawnStockd(["import", "--from", sources, "--json", "--data-dir", dataDir], { cwd: dir });
     const out = new Response(proc.stdout).text();
     const err = new Response(proc.stderr).text();
     let exited = false;
@@ -202,7 +193,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
     leftovers = staging;
     if (readdirSync(dataDir).some((n) => /^CURRENT\..*\.tmp$/.test(n))) figures.kills_leaving_current_tmp++;
     if (ctx.short || i % 3 === 1) {
-      const doctor = await cli(dir, dataDir, ["doctor", "--json"]);
+      const doctor = await cli(["doctor", "--json"], { cwd: dir, dataDir });
       figures.doctor_runs++;
       const report = JSON.parse(doctor.stdout) as { findings: { check: string; status: string }[] };
       checks.check(
@@ -218,7 +209,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
   }
 
   // A complete run removes every leftover and activates its snapshot.
-  const last = await cli(dir, dataDir, ["import", "--from", sources, "--json"]);
+  const last = await cli(["import", "--from", sources, "--json"], { cwd: dir, dataDir });
   if (checks.check(last.code === 0, () => `final import exited ${last.code}: ${last.stderr.slice(-500)}`)) {
     figures.imports_completed++;
     expected = (JSON.parse(last.stdout) as { id: string }).id;
@@ -231,10 +222,10 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
 
   // Activation: an intact copy is accepted (the control), damaged ones are refused.
   const control = copySnapshot(dataDir, demoId, rng);
-  const ok = await cli(dir, dataDir, ["snapshots", "activate", control]);
+  const ok = await cli(["snapshots", "activate", control], { cwd: dir, dataDir });
   checks.check(ok.code === 0, () => `activating an intact copy exited ${ok.code}: ${ok.stderr}`);
   await served(control, "control activation");
-  const back = await cli(dir, dataDir, ["snapshots", "activate", expected]);
+  const back = await cli(["snapshots", "activate", expected], { cwd: dir, dataDir });
   checks.check(back.code === 0, () => `re-activating ${expected} exited ${back.code}: ${back.stderr}`);
   await served(expected, "re-activation");
   const faultsApplied: string[] = [];
@@ -244,7 +235,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
     const fault = rng.pick(FAULTS);
     const file = damage(join(dataDir, "snapshots", id), fault, rng);
     faultsApplied.push(`${fault} ${file}`);
-    const r = await cli(dir, dataDir, ["snapshots", "activate", id]);
+    const r = await cli(["snapshots", "activate", id], { cwd: dir, dataDir });
     if (checks.check(r.code !== 0, () => `${where}: activating ${id} with ${fault} ${file} exited 0`))
       figures.activations_refused++;
     checks.check(
@@ -259,7 +250,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
   // doctor on an installation whose active snapshot is damaged: exit 1, naming the file.
   const intact = join(dir, "doctor-intact");
   cpSync(ctx.template, intact, { recursive: true });
-  const healthy = await cli(dir, intact, ["doctor", "--json"]);
+  const healthy = await cli(["doctor", "--json"], { cwd: dir, dataDir: intact });
   figures.doctor_runs++;
   checks.check(
     healthy.code === 0,
@@ -272,7 +263,7 @@ export async function importScenario(ctx: SoakContext): Promise<ScenarioResult> 
     const fault = rng.pick(FAULTS);
     const file = damage(join(scratch, "snapshots", demoId), fault, rng);
     faultsApplied.push(`doctor: ${fault} ${file}`);
-    const r = await cli(dir, scratch, ["doctor", "--json"]);
+    const r = await cli(["doctor", "--json"], { cwd: dir, dataDir: scratch });
     figures.doctor_runs++;
     const report = JSON.parse(r.stdout) as { findings: { check: string; status: string; message: string }[] };
     const named = report.findings.some(

@@ -12,9 +12,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cli } from "../helpers/cli.ts";
+import { killStarted } from "../helpers/spawn.ts";
 import { crashScenario } from "./crash.ts";
 import { importScenario } from "./import-faults.ts";
-import { cli, killStarted, type ScenarioResult, type SoakContext } from "./lib.ts";
+import type { ScenarioResult, SoakContext } from "./lib.ts";
 import { simulationScenario } from "./simulation.ts";
 
 /**
@@ -101,7 +103,7 @@ async function main(): Promise<number> {
 
   // The demo data, built once by the real CLI; every scenario copies it.
   const template = join(workDir, "template");
-  const demo = await cli(workDir, template, ["demo", "--json"]);
+  const demo = await cli(["demo", "--json"], { cwd: workDir, dataDir: template });
   if (demo.code !== 0) {
     console.error(`test:soak: stockd demo failed (${demo.code}): ${demo.stderr}`);
     return 1;

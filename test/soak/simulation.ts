@@ -8,6 +8,8 @@
  */
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { cli, cliJson } from "../helpers/cli.ts";
+import { ServerProcess, stockdEnv } from "../helpers/spawn.ts";
 import { billedCall, failingCall } from "./calls.ts";
 import { checkRestarted } from "./crash.ts";
 import {
@@ -16,8 +18,6 @@ import {
   call,
   checkBalances,
   checkNoDoubleDebit,
-  cli,
-  cliJson,
   copyDb,
   type DbState,
   deriveSeed,
@@ -28,7 +28,6 @@ import {
   readDb,
   readKeyStates,
   type ScenarioResult,
-  ServerProcess,
   type SoakContext,
   sleep,
 } from "./lib.ts";
@@ -194,22 +193,16 @@ class Simulation {
     for (let u = 0; u < 3; u++) {
       const email = `sim${u}@soak.test`;
       const credits = this.rng.int(0, 60);
-      const user = await cliJson<{ id: string }>(this.dir, this.dataDir, [
-        "users",
-        "create",
-        "--email",
-        email,
-        "--credits",
-        String(credits),
-      ]);
+      const user = await cliJson<{ id: string }>(
+        ["users", "create", "--email", email, "--credits", String(credits)],
+        { cwd: this.dir, dataDir: this.dataDir },
+      );
       const keys: SimKey[] = [];
       for (let k = 0; k < 2; k++) {
-        const key = await cliJson<{ id: string; key: string }>(this.dir, this.dataDir, [
-          "keys",
-          "create",
-          "--user",
-          email,
-        ]);
+        const key = await cliJson<{ id: string; key: string }>(["keys", "create", "--user", email], {
+          cwd: this.dir,
+          dataDir: this.dataDir,
+        });
         keys.push({ key: key.key, id: key.id, state: "enabled" });
       }
       this.users.push({ id: user.id, email, balance: credits, keys, staleUntil: 0 });
@@ -227,7 +220,7 @@ class Simulation {
       );
       this.server = null;
     }
-    const doctor = await cli(this.dir, this.dataDir, ["doctor"]);
+    const doctor = await cli(["doctor"], { cwd: this.dir, dataDir: this.dataDir });
     this.checks.check(
       doctor.code === 0,
       () => `doctor after the simulation exited ${doctor.code}: ${doctor.stdout}`,
@@ -284,16 +277,10 @@ class Simulation {
 
   private async grantCli(user: SimUser, amount: number) {
     user.staleUntil = Number.POSITIVE_INFINITY;
-    const r = await cli(this.dir, this.dataDir, [
-      "credits",
-      "grant",
-      "--user",
-      user.email,
-      `--amount=${amount}`,
-      "--reason",
-      "soak",
-      "--json",
-    ]);
+    const r = await cli(
+      ["credits", "grant", "--user", user.email, `--amount=${amount}`, "--reason", "soak", "--json"],
+      { cwd: this.dir, dataDir: this.dataDir },
+    );
     user.staleUntil = performance.now() + DISABLE_BOUND_MS + PROBE_SLACK_MS;
     if (r.code === 0) this.figures.cli_grants++;
     else this.figures.cli_debits_refused++;
@@ -441,7 +428,10 @@ class Simulation {
     );
     if (candidates.length === 0) return this.calls(5, where);
     const { k } = this.rng.pick(candidates);
-    const r = await cli(this.dir, this.dataDir, ["keys", disable ? "disable" : "enable", k.id, "--json"]);
+    const r = await cli(["keys", disable ? "disable" : "enable", k.id, "--json"], {
+      cwd: this.dir,
+      dataDir: this.dataDir,
+    });
     const committed = performance.now();
     if (
       !this.checks.check(
@@ -539,13 +529,15 @@ class Simulation {
 
   private async start(): Promise<void> {
     this.tight = this.rng.chance(0.25);
-    const env = this.tight ? { STOCKD_REQUEST_TIMEOUT_MS: String(this.rng.int(2, 25)) } : undefined;
+    const budget: Record<string, string> = this.tight
+      ? { STOCKD_REQUEST_TIMEOUT_MS: String(this.rng.int(2, 25)) }
+      : {};
     if (this.tight) this.figures.tight_budget_starts++;
     this.server = await ServerProcess.start({
-      workDir: this.dir,
+      cwd: this.dir,
       dataDir: this.dataDir,
       logFile: this.logFile,
-      ...(env ? { env } : {}),
+      env: stockdEnv(budget),
     });
     this.figures.restarts++;
     // A fresh process reads every key from the database: the model's uncertainty ends here.
