@@ -157,8 +157,12 @@ function statementColumns(kind: StatementKind): Columns {
     ["period_start", "DATE"],
     ["period_end", "DATE"],
     ["first_filed", "DATE"],
+    ["first_accession", "VARCHAR"],
     ["last_filed", "DATE"],
+    ["last_accession", "VARCHAR"],
     ["currency", "VARCHAR"],
+    // A JSON array of strings: how a value of the period was obtained, where that is not the usual way.
+    ["notes", "VARCHAR"],
     ...STATEMENT_FIELDS[kind].map((field) => [field, "DOUBLE"] as const),
   ];
 }

@@ -162,8 +162,13 @@ export interface StatementPeriod<F extends string = string> {
   fiscal_quarter: number | null;
   period_start: string | null;
   period_end: string;
+  /** The filing that first reported the period, and the latest one whose values are used. */
   first_filed: string;
+  first_accession: string;
   last_filed: string;
+  last_accession: string;
   currency: string;
+  /** Values not obtained the usual way, in words (a fallback concept); empty when none. */
+  notes: string[];
   values: Record<F, number | null>;
 }

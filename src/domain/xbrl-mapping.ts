@@ -5,9 +5,10 @@
  * `Name` is us-gaap:Name, `ifrs:Name` is ifrs-full:Name, a leading `-` negates the value, and
  * a leading `~` marks a fallback: a related measure used for a period only when no other
  * concept of the list has a value for it, reported or derived from year-to-date figures.
- * For every period the first concept the company reported for that period wins, so a filer
- * that moved from SalesRevenueNet to RevenueFromContractWithCustomerExcludingAssessedTax
- * keeps one revenue line. Fields with an empty list are filled only by derivation rules
+ * For every period the first concept of the list with a value for it wins (a restated value
+ * of that concept replaces the earlier one), so a series keeps one basis: a filer that tags
+ * a total and a part of it for a period gets the total, and one that moved from
+ * SalesRevenueNet to RevenueFromContractWithCustomerExcludingAssessedTax keeps one line. Fields with an empty list are filled only by derivation rules
  * (`xbrl-derived.ts`) or stay null.
  *
  * Sign conventions (the statement as printed, as Yahoo and most data providers show it):
@@ -242,11 +243,14 @@ const CASH_FLOW: Record<CashFlowField, string> = {
 };
 
 const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
-  // Utilities' regulated and unregulated revenue and banks' net revenue close the list (a filer
-  // that tags one tags no other total); a bank's revenue is then the derivation rules' choice
-  // (xbrl-derived.ts), which also replaces a contract-revenue concept covering its fees alone.
+  // The income statement's total line first: where a filer tags both, contract revenue is a
+  // part of it (a payment network's gross revenue before incentives, an insurer's revenue
+  // without premiums, an oil major's sales without its other income). Utilities' regulated and
+  // unregulated revenue and banks' net revenue close the list (a filer that tags one tags no
+  // other total); a bank's revenue is then the derivation rules' choice (xbrl-derived.ts),
+  // which also replaces a contract-revenue concept covering its fees alone.
   revenue:
-    "RevenueFromContractWithCustomerExcludingAssessedTax Revenues SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet RegulatedAndUnregulatedOperatingRevenue RevenuesNetOfInterestExpense ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
+    "Revenues RevenueFromContractWithCustomerExcludingAssessedTax SalesRevenueNet RevenueFromContractWithCustomerIncludingAssessedTax SalesRevenueGoodsNet RegulatedAndUnregulatedOperatingRevenue RevenuesNetOfInterestExpense ifrs:Revenue ifrs:RevenueFromContractsWithCustomers",
   cost_of_revenue: "CostOfRevenue CostOfGoodsAndServicesSold CostOfGoodsSold ifrs:CostOfSales",
   gross_profit: "GrossProfit ifrs:GrossProfit",
   research_and_development:
@@ -261,7 +265,10 @@ const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
   pretax_income:
     "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest IncomeLossFromContinuingOperationsBeforeIncomeTaxesMinorityInterestAndIncomeLossFromEquityMethodInvestments ifrs:ProfitLossBeforeTax",
   tax_provision: "IncomeTaxExpenseBenefit ifrs:IncomeTaxExpenseContinuingOperations",
-  net_income: "NetIncomeLoss ProfitLoss ifrs:ProfitLossAttributableToOwnersOfParent ifrs:ProfitLoss",
+  // Attributable to the parent. The consolidated profit (noncontrolling interests included)
+  // measures something else: only for a period without the parent's figure, and the period
+  // says so (statements.ts, notes).
+  net_income: "NetIncomeLoss ifrs:ProfitLossAttributableToOwnersOfParent ~ProfitLoss ~ifrs:ProfitLoss",
   net_income_common_stockholders:
     "NetIncomeLossAvailableToCommonStockholdersBasic ifrs:ProfitLossAttributableToOrdinaryEquityHoldersOfParentEntity",
   basic_eps: "EarningsPerShareBasic EarningsPerShareBasicAndDiluted ifrs:BasicEarningsLossPerShare",
@@ -369,6 +376,20 @@ export const FIELD_MAPPINGS: readonly FieldMapping[] = [
   ...rowsOf("income_statement", INCOME_STATEMENT),
   ...rowsOf("aux", AUX),
 ];
+
+/** What a fallback concept measures, where that differs from the field's own concepts. */
+const FALLBACK_MEANING: Readonly<Record<string, string>> = {
+  ProfitLoss: "consolidated net income, including noncontrolling interests",
+  "ifrs:ProfitLoss": "consolidated profit, including non-controlling interests",
+  AllocatedShareBasedCompensationExpense: "the expense of the notes, which may include capitalized amounts",
+};
+
+/** A statement period's note on a field filled by a fallback concept (as the mapping table names it). */
+export function fallbackNote(field: string, concept: string): string {
+  const meaning = FALLBACK_MEANING[concept];
+  const measure = meaning === undefined ? "" : `: ${meaning}`;
+  return `${field} is ${concept}${measure}; the filer reports none of the field's own concepts for the period`;
+}
 
 /** Fields whose concepts establish the company's reporting currency (its revenue and assets). */
 export const CURRENCY_FIELDS: readonly string[] = ["revenue", "total_assets"];

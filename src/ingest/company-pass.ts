@@ -130,7 +130,11 @@ function statementTables(computed: Statements): StatementTables {
   const rows = (table: StatementKind, periods: readonly StatementPeriod[]) =>
     tableValues(
       table,
-      periods.map(({ values, ...period }) => ({ ...period, ...values })),
+      periods.map(({ values, notes, ...period }) => ({
+        ...period,
+        notes: notes.length > 0 ? JSON.stringify(notes) : null,
+        ...values,
+      })),
     );
   return {
     balance_sheet: rows("balance_sheet", computed.balance_sheet),

@@ -11,12 +11,17 @@ export interface ServedPeriod {
   period_start: string | null;
   currency: string | null;
   filing_date: string;
+  accession_number: string;
+  latest_filing_date: string;
+  latest_accession_number: string;
+  notes: string[];
   [statement: string]: unknown;
 }
 
 function periodsSql(kind: StatementKind): string {
   const fields = STATEMENT_FIELDS[kind].map((f) => `"${f}"`).join(", ");
-  return `SELECT period_type, fiscal_year, fiscal_quarter, period_start, period_end, last_filed, currency, ${fields}
+  return `SELECT period_type, fiscal_year, fiscal_quarter, period_start, period_end, first_filed, first_accession,
+    last_filed, last_accession, currency, notes, ${fields}
     FROM ${kind} WHERE cik = $cik AND period_type = $period_type
       AND fiscal_year BETWEEN $from_year AND $to_year
     ORDER BY period_end DESC LIMIT $limit`;
@@ -79,7 +84,11 @@ function served(kind: StatementKind, row: Row): ServedPeriod {
     snapshot_date: row.period_end as string,
     period_start: (row.period_start as string | null) ?? null,
     currency: (row.currency as string | null) ?? null,
-    filing_date: row.last_filed as string,
+    filing_date: row.first_filed as string,
+    accession_number: row.first_accession as string,
+    latest_filing_date: row.last_filed as string,
+    latest_accession_number: row.last_accession as string,
+    notes: row.notes === null || row.notes === undefined ? [] : (JSON.parse(row.notes as string) as string[]),
     [kind]: statement,
   };
 }

@@ -124,7 +124,7 @@ function raw(
 }
 
 // us-gaap concepts (see the file comment).
-const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"];
+const REVENUE = ["Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet"];
 const NET_INCOME = ["NetIncomeLoss"];
 const ASSETS = ["Assets"];
 const CFO = [
@@ -229,6 +229,10 @@ interface Period {
   period_start: string | null;
   currency: string | null;
   filing_date: string;
+  accession_number: string;
+  latest_filing_date: string;
+  latest_accession_number: string;
+  notes: string[];
   balance_sheet?: Values;
   cash_flow_statement?: Values;
   income_statement?: Values;
@@ -531,7 +535,10 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
               // Consecutive: each quarter starts the day after the previous one ends.
               expect(four[q]?.period_start, label).toBe(addDays(four[q - 1]?.snapshot_date ?? "", 1));
             }
-            expect([ttm.fiscal_year, ttm.fiscal_quarter], label).toEqual([four[3]?.fiscal_year ?? 0, null]);
+            expect([ttm.fiscal_year, ttm.fiscal_quarter], label).toEqual([
+              four[3]?.fiscal_year ?? 0,
+              four[3]?.fiscal_quarter ?? 0,
+            ]);
             const parts = four.map((q) => values(q, kind)[field] ?? null);
             const expected = parts.includes(null) ? null : parts.reduce((s: number, v) => s + (v ?? 0), 0);
             expect(values(ttm, kind)[field] ?? null, `${label} ${field}`).toBe(expected);
@@ -549,6 +556,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         symbol: "AAPL",
         end: "2023-12-30",
         fy: 2024,
+        fq: 1,
         quarters: [
           ...quarters("2022-09-25", [
             ["2023-01-01", "2023-04-01", "2022-12-31"],
@@ -562,6 +570,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         symbol: "NVDA",
         end: "2024-04-28",
         fy: 2025,
+        fq: 1,
         quarters: [
           ...quarters("2023-01-30", [
             ["2023-05-01", "2023-07-30", "2023-04-30"],
@@ -575,6 +584,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         symbol: "TSLA",
         end: "2022-09-30",
         fy: 2022,
+        fq: 3,
         quarters: [
           ...quarters("2021-01-01", [["2021-10-01", "2021-12-31", "2021-09-30"]]),
           ...quarters("2022-01-01", [
@@ -595,7 +605,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         for (const row of [income, cash, balance]) {
           expect([row.fiscal_year, row.fiscal_quarter, row.period_start], c.symbol).toEqual([
             c.fy,
-            null,
+            c.fq,
             c.quarters[0]?.start ?? "",
           ]);
         }
@@ -711,7 +721,11 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
         expect(latest.filed > first.filed).toBe(true);
         const row = await periodAt(c.symbol, c.kind, c.type, c.end);
         expect(values(row, c.kind)[c.field]).toBe(c.sign * latest.val);
-        expect(row.filing_date >= latest.filed, "filing_date is that of the latest value used").toBe(true);
+        expect(
+          row.latest_filing_date >= latest.filed,
+          "latest_filing_date is that of the latest value used",
+        ).toBe(true);
+        expect(row.filing_date <= first.filed, "filing_date is the first report of the period").toBe(true);
         // The period keeps its own fiscal label, not the restating filing's fy.
         if (c.type === "annual") {
           const own = ownLabels(cik, "10-K").get(c.end);
@@ -750,9 +764,16 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
                   (f) => f.end === row.snapshot_date,
                 );
               if (concepts.find(ending) !== concept) continue;
-              // The latest filing across those concepts wins (ties: the higher-priority concept).
-              const facts = reported.flatMap((c) => rawFacts(cik, c, start, row.snapshot_date, unit));
-              const latest = latestOf(facts) as SecFact;
+              // That concept's latest periodic report wins; for a fiscal year or a balance, its
+              // latest annual report (8-K recasts and 10-Q comparatives of a year do not).
+              const facts = rawFacts(cik, concept, start, row.snapshot_date, unit).filter(
+                (f) => !/^(8-K|6-K)/.test(f.form),
+              );
+              const annualForms = facts.filter((f) => f.form.startsWith("10-K"));
+              const yearOrBalance = instant || type === "annual";
+              const latest = latestOf(
+                yearOrBalance && annualForms.length > 0 ? annualForms : facts,
+              ) as SecFact;
               checked++;
               if (new Set(facts.map((f) => f.val)).size > 1) restated++;
               expect(
@@ -770,18 +791,17 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
     });
   });
 
-  test("a quarter reported, or restated later, under a second revenue concept wins (Tesla Q4 and FY 2018)", async () => {
-    // CIK0001318605.json: us-gaap:Revenues reports Q4 2018 (2018-10-01..2018-12-31) itself, last in
-    // the 10-K filed 2020-02-13; us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax only
-    // has FY and 9M facts, from which the service derives the quarter instead.
-    expect(rawFacts(TSLA, REVENUE[0] as string, "2018-10-01", "2018-12-31")).toHaveLength(0);
+  test("revenue keeps one concept across periods: Tesla's Revenues in Q4 and FY 2018, not the contract revenue tagged beside it", async () => {
+    // CIK0001318605.json: us-gaap:Revenues reports Q4 2018 (2018-10-01..2018-12-31) itself and
+    // FY2018 as 21,461,000,000 (10-K filed 2021-02-08); us-gaap:RevenueFromContractWith
+    // CustomerExcludingAssessedTax reports FY2018 as 21,461,268,000 and has no Q4 fact.
+    expect(rawFacts(TSLA, REVENUE[1] as string, "2018-10-01", "2018-12-31")).toHaveLength(0);
     const q4 = latestOf(rawFacts(TSLA, "Revenues", "2018-10-01", "2018-12-31")) as SecFact;
     const row = await periodAt("TSLA", "income_statement", "quarterly", "2018-12-31");
     expect(values(row, "income_statement").revenue).toBe(q4.val);
-    // FY2018: the latest filing reporting it (10-K filed 2021-02-08) tags it us-gaap:Revenues.
-    const fy = latestOf(
-      REVENUE.flatMap((concept) => rawFacts(TSLA, concept, "2018-01-01", "2018-12-31")),
-    ) as SecFact;
+    const fy = latestOf(rawFacts(TSLA, "Revenues", "2018-01-01", "2018-12-31")) as SecFact;
+    const contract = latestOf(rawFacts(TSLA, REVENUE[1] as string, "2018-01-01", "2018-12-31")) as SecFact;
+    expect(contract.val).not.toBe(fy.val);
     const annual = await periodAt("TSLA", "income_statement", "annual", "2018-12-31");
     expect(values(annual, "income_statement").revenue).toBe(fy.val);
   });
@@ -848,7 +868,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       }
     });
 
-    test("fiscal_quarter is null for annual and TTM periods, 1–4 for quarters; snapshot_date is the period end", async () => {
+    test("fiscal_quarter is null for annual periods, 1–4 for quarters, a TTM's that of the quarter it ends with; snapshot_date is the period end", async () => {
       for (const symbol of ["AAPL", "NVDA", "TSLA"]) {
         const cik = CIK[symbol] as string;
         for (const kind of KINDS) {
@@ -856,10 +876,19 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
             for (const row of await periods(symbol, kind, type)) {
               const label = `${symbol} ${kind} ${type} ${row.snapshot_date}`;
               expect(row.period_type, label).toBe(type);
-              if (type === "quarterly") expect([1, 2, 3, 4], label).toContain(row.fiscal_quarter as number);
-              else expect(row.fiscal_quarter, label).toBeNull();
+              if (type === "annual") expect(row.fiscal_quarter, label).toBeNull();
+              else expect([1, 2, 3, 4], label).toContain(row.fiscal_quarter as number);
               expect(row.snapshot_date, label).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-              if (type === "ttm") continue;
+              if (type === "ttm") {
+                const quarter = (await periods(symbol, kind, "quarterly")).find(
+                  (q) => q.snapshot_date === row.snapshot_date,
+                );
+                expect([quarter?.fiscal_year, quarter?.fiscal_quarter], label).toEqual([
+                  row.fiscal_year,
+                  row.fiscal_quarter,
+                ]);
+                continue;
+              }
               // The source has a fact ending on snapshot_date: an Assets instant for the balance
               // sheet, a duration starting on period_start (or a YTD ending there) for flows.
               if (kind === "balance_sheet") {

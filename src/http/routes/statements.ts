@@ -34,9 +34,11 @@ const STATEMENTS: Statement[] = [
 
 const DESCRIPTION =
   "Periods newest first. `snapshot_date` is the period end; `fiscal_year` is the company's own label " +
-  "(fiscal_quarter null for annual and TTM). Quarterly flows are three-month values (Q2/Q3 from " +
+  "(fiscal_quarter null for annual; a TTM period's fiscal_year and fiscal_quarter are those of the quarter it " +
+  "ends with). Quarterly flows are three-month values (Q2/Q3 from " +
   "year-to-date differences, Q4 = fiscal year − nine months where not reported); TTM sums the latest four " +
-  "consecutive quarters (balances: the latest instant). Restated values from the latest filing win. Money " +
+  "consecutive quarters (balances: the latest instant). Restated values from the latest filing win; " +
+  "`filing_date` is the report that first published the period, `latest_filing_date` the latest one used. Money " +
   "in units of `currency`; cash-flow outflows negative. Every field is present, null where the filer reports " +
   "nothing that maps to it. `timeframe` is another name for `period_type`; `start` and `end` filter on " +
   "fiscal year boundaries: a period is included when its `fiscal_year` lies between the years of `start` " +
@@ -85,7 +87,17 @@ function periodSchema(kind: StatementKind) {
     snapshot_date: t.String(),
     period_start: StrOrNull,
     currency: StrOrNull,
-    filing_date: t.String({ description: "filing date of the latest value used" }),
+    filing_date: t.String({ description: "filing date of the report that first published the period" }),
+    accession_number: t.String({ description: "accession number of that report" }),
+    latest_filing_date: t.String({
+      description:
+        "filing date of the latest report whose values are used (one that repeated or restated the period)",
+    }),
+    latest_accession_number: t.String({ description: "accession number of that report" }),
+    notes: t.Array(t.String(), {
+      description:
+        "values not obtained the usual way, in words (e.g. net income from a consolidated concept)",
+    }),
     [kind]: t.Object(fields),
   });
 }

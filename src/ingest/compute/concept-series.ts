@@ -3,28 +3,54 @@
  * period lookups, plus the quarter arithmetic on them.
  *
  * Restatements: when several filings report the same period (same start and end), the value
- * of the latest filing wins (latest `filed`, ties broken by the higher accession number);
- * `firstFiled` keeps the earliest filing date of that period, `lastFiled` the date of the
- * value used. The period keeps its own dates, hence its fiscal label.
+ * of the latest periodic report wins over any other statement form's (an 8-K's recast, a
+ * foreign issuer's 6-K), and for a fiscal year or a balance, an annual report's over a
+ * quarterly one's; ties go to the higher accession number. Audited annual figures are what an
+ * analyst reads for a fiscal year, and a recast for discontinued operations covers three years
+ * only, so taking it would change the basis of a series in its middle. A quarter restated in
+ * a later 10-Q (a standard adopted retrospectively) keeps the restated value: the annual
+ * report's table of quarters, filed before it, does not win. `firstFiled` keeps the earliest filing date of that period,
+ * `lastFiled` the date of the value used. The period keeps its own dates, hence its fiscal label.
  */
 import { tidy } from "../../domain/ratios.ts";
 import type { XbrlFact } from "../sources/companyfacts.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
-import { dayOf, isStatementForm, type QuarterCount, quartersSpanned } from "./xbrl-scan.ts";
+import {
+  dayOf,
+  isAnnualForm,
+  isCurrentReport,
+  isStatementForm,
+  type QuarterCount,
+  quartersSpanned,
+} from "./xbrl-scan.ts";
 
-/** A value with the filing dates it rests on. */
+/** A value with the filings it rests on. */
 export interface Sourced {
   value: number;
+  /** The filing that first reported the period (for a value of several parts: the last part to be first reported). */
   firstFiled: string;
+  firstAccession: string;
+  /** The latest filing whose value is used. */
   lastFiled: string;
+  lastAccession: string;
   /** True for a quarter computed from year-to-date values rather than reported. */
   derived?: boolean;
+  /** The concept, when a fallback measure of the field's list gave the value (xbrl-mapping.ts, `~`). */
+  fallback?: string;
 }
 
 interface Observation extends Sourced {
   start: number | null;
   end: number;
-  accn: string;
+  /** Rank of the form the value comes from (formRank). */
+  rank: number;
+}
+
+/** Periodic reports before other statement forms; for a fiscal year or a balance, annual reports first. */
+function formRank(fact: XbrlFact): number {
+  if (isCurrentReport(fact.form)) return 0;
+  const yearOrBalance = fact.start === null || quartersSpanned(dayOf(fact.start), dayOf(fact.end)) === 4;
+  return yearOrBalance && isAnnualForm(fact.form) ? 2 : 1;
 }
 
 /** Days a reported start may differ from the expected one (52/53-week calendars drift). */
@@ -33,13 +59,21 @@ const START_TOLERANCE_DAYS = 10;
 /** The later of two ISO dates. */
 export const later = (a: string, b: string): string => (a > b ? a : b);
 
-/** a + b (or a − b) carrying the later of the filing dates: known once both parts are known. */
-export function combine(a: Sourced, b: Sourced, sign: 1 | -1): Sourced {
+/** The later-filed of two values' first and last filings: a value of both is known once both are. */
+export function filedAfterBoth(a: Sourced, b: Sourced): Omit<Sourced, "value"> {
+  const first = a.firstFiled >= b.firstFiled ? a : b;
+  const last = a.lastFiled >= b.lastFiled ? a : b;
   return {
-    value: tidy(a.value + sign * b.value),
-    firstFiled: later(a.firstFiled, b.firstFiled),
-    lastFiled: later(a.lastFiled, b.lastFiled),
+    firstFiled: first.firstFiled,
+    firstAccession: first.firstAccession,
+    lastFiled: last.lastFiled,
+    lastAccession: last.lastAccession,
   };
+}
+
+/** a + b (or a − b) carrying the later of the filings: known once both parts are known. */
+export function combine(a: Sourced, b: Sourced, sign: 1 | -1): Sourced {
+  return { value: tidy(a.value + sign * b.value), ...filedAfterBoth(a, b) };
 }
 
 /** One concept's values per period. Built once per company and concept. */
@@ -59,11 +93,23 @@ export class ConceptSeries {
         byPeriod.set(key, observationOf(fact));
         continue;
       }
-      if (fact.filed < seen.firstFiled) seen.firstFiled = fact.filed;
-      if (fact.filed > seen.lastFiled || (fact.filed === seen.lastFiled && fact.accn > seen.accn)) {
+      if (
+        fact.filed < seen.firstFiled ||
+        (fact.filed === seen.firstFiled && fact.accn < seen.firstAccession)
+      ) {
+        seen.firstFiled = fact.filed;
+        seen.firstAccession = fact.accn;
+      }
+      const rank = formRank(fact);
+      if (
+        rank > seen.rank ||
+        (rank === seen.rank &&
+          (fact.filed > seen.lastFiled || (fact.filed === seen.lastFiled && fact.accn > seen.lastAccession)))
+      ) {
         seen.value = fact.val;
         seen.lastFiled = fact.filed;
-        seen.accn = fact.accn;
+        seen.lastAccession = fact.accn;
+        seen.rank = rank;
       }
     }
     for (const obs of byPeriod.values()) this.index(obs);
@@ -112,8 +158,10 @@ function observationOf(fact: XbrlFact): Observation {
     end: dayOf(fact.end),
     value: fact.val,
     firstFiled: fact.filed,
+    firstAccession: fact.accn,
     lastFiled: fact.filed,
-    accn: fact.accn,
+    lastAccession: fact.accn,
+    rank: formRank(fact),
   };
 }
 
@@ -136,7 +184,7 @@ export function quarterValues(
   additive: boolean,
 ): Array<Sourced | null> {
   const out: Array<Sourced | null> = [null, null, null, null];
-  const zero: Sourced = { value: 0, firstFiled: "", lastFiled: "" };
+  const zero: Sourced = { value: 0, firstFiled: "", firstAccession: "", lastFiled: "", lastAccession: "" };
   let toDate: Sourced | null = zero;
   const ytdTolerance = year.startExact ? START_TOLERANCE_DAYS : 21;
   for (let i = 0; i < 4; i++) {

@@ -7,7 +7,14 @@
 import { tidy } from "../../domain/ratios.ts";
 import type { FieldMapping } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
-import { annualValue, ConceptSeries, combine, later, quarterValues, type Sourced } from "./concept-series.ts";
+import {
+  annualValue,
+  ConceptSeries,
+  combine,
+  filedAfterBoth,
+  quarterValues,
+  type Sourced,
+} from "./concept-series.ts";
 import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
 import type { SplitEvent } from "./inputs.ts";
 import { splitRatio } from "./splits.ts";
@@ -17,6 +24,8 @@ export type BaseValues = Map<string, Sourced | null>;
 
 /** A concept of a field's priority list that the company reported, in the field's unit. */
 interface ReportedConcept {
+  /** The concept as the mapping table names it. */
+  concept: string;
   key: string;
   series: ConceptSeries;
   sign: 1 | -1;
@@ -52,7 +61,8 @@ export class FieldResolver {
           s = new ConceptSeries(facts);
           series.set(key, s);
         }
-        found.push({ key, series: s, sign: ref.sign, fallback: ref.fallback });
+        const concept = ref.taxonomy === "us-gaap" ? ref.name : `${ref.taxonomy}:${ref.name}`;
+        found.push({ concept, key, series: s, sign: ref.sign, fallback: ref.fallback });
       }
       return found;
     });
@@ -85,14 +95,8 @@ export class FieldResolver {
   private resolve(read: (m: FieldMapping, series: ConceptSeries, key: string) => Sourced | null): BaseValues {
     const out: BaseValues = new Map();
     this.mappings.forEach((m, i) => {
-      const candidates: Sourced[] = [];
-      const fallbacks: Sourced[] = [];
-      for (const { key, series, sign, fallback } of this.reported[i] ?? []) {
-        const value = read(m, series, key);
-        if (value !== null)
-          (fallback ? fallbacks : candidates).push(sign === 1 ? value : { ...value, value: -value.value });
-      }
-      out.set(m.field, pick(candidates) ?? pick(fallbacks));
+      const concepts = this.reported[i] ?? [];
+      out.set(m.field, firstValue(m, concepts, false, read) ?? firstValue(m, concepts, true, read));
     });
     return out;
   }
@@ -109,18 +113,25 @@ export class FieldResolver {
 }
 
 /**
- * The value of a field among its concepts' values (in concept priority order): a reported
- * value beats one derived from year-to-date figures, and among reported values the one from
- * the latest filing wins (a filer that switches concepts restates under the new one); ties
- * go to the higher-priority concept. Derived values only when nothing is reported.
+ * The value of the first concept (of the main or of the fallback measures, in priority order)
+ * with a value for the period, reported or derived from year-to-date figures: a series keeps
+ * one basis, never a total in one period and a part a later filing tagged in the next (a
+ * restatement of the same concept still wins, concept-series.ts).
  */
-function pick(candidates: readonly Sourced[]): Sourced | null {
-  let best: Sourced | null = null;
-  for (const c of candidates) {
-    if (c.derived) continue;
-    if (best === null || c.lastFiled > best.lastFiled) best = c;
+function firstValue(
+  m: FieldMapping,
+  concepts: readonly ReportedConcept[],
+  fallback: boolean,
+  read: (m: FieldMapping, series: ConceptSeries, key: string) => Sourced | null,
+): Sourced | null {
+  for (const c of concepts) {
+    if (c.fallback !== fallback) continue;
+    const value = read(m, c.series, c.key);
+    if (value === null) continue;
+    const signed = c.sign === 1 ? value : { ...value, value: -value.value };
+    return fallback ? { ...signed, fallback: c.concept } : signed;
   }
-  return best ?? candidates[0] ?? null;
+  return null;
 }
 
 /** The share count each per-share amount is computed on (one split basis for both in a period). */
@@ -153,10 +164,7 @@ function alignPerShareBasis(splits: readonly SplitEvent[], values: BaseValues): 
       !splitBetween(splits, epsLater ? 1 / ratio : ratio, eps.lastFiled, shares.lastFiled)
     )
       continue;
-    const filed = {
-      firstFiled: later(eps.firstFiled, shares.firstFiled),
-      lastFiled: later(eps.lastFiled, shares.lastFiled),
-    };
+    const filed = filedAfterBoth(eps, shares);
     if (epsLater) values.set(basis, { ...filed, value: Math.round(shares.value / ratio) });
     else values.set(perShare, { ...filed, value: tidy(eps.value / ratio) });
   }
@@ -206,11 +214,7 @@ export function trailingValues(
   for (const [perShare, basis] of Object.entries(PER_SHARE_BASIS)) {
     const shares = out.get(basis) ?? null;
     if (earnings === null || shares === null || shares.value === 0) continue;
-    out.set(perShare, {
-      value: tidy(earnings.value / shares.value),
-      firstFiled: later(earnings.firstFiled, shares.firstFiled),
-      lastFiled: later(earnings.lastFiled, shares.lastFiled),
-    });
+    out.set(perShare, { value: tidy(earnings.value / shares.value), ...filedAfterBoth(earnings, shares) });
   }
   return out;
 }

@@ -8,8 +8,8 @@
  * - Quarterly flows are reported three-month values, else differences of year-to-date values
  *   (concept-series.ts); balances are instants at the period end, never summed.
  * - TTM: one row per quarter end that closes four consecutive quarters (each starting the day
- *   after the previous one ends, ±3 days); no row across a missing quarter. fiscal_year is
- *   that quarter's fiscal year, fiscal_quarter null (statement-values.ts for per-share rules).
+ *   after the previous one ends, ±3 days); no row across a missing quarter. fiscal_year and
+ *   fiscal_quarter are those of the quarter it ends with (statement-values.ts for per-share rules).
  * - Field values: the mapping table (domain/xbrl-mapping.ts), then the derivation rules
  *   (domain/xbrl-derived.ts). Money in the reporting currency: the currency unit most used by
  *   the company's revenue and total-assets facts (TSM reports TWD, with USD convenience
@@ -20,7 +20,9 @@
  *   the cash-flow and income statements: a flow value).
  * - first_filed: the earliest filing date of any mapped value of the row (for a value derived
  *   from several periods, the date all of them were known; the opening cash balance does not
- *   count); last_filed: the latest filing date of a value used.
+ *   count): the filing that first reported the period; last_filed: the latest filing date of a
+ *   value used (a later report that repeated or restated it); each with its accession number.
+ * - notes: one line per field whose value came from a fallback concept (xbrl-mapping.ts, `~`).
  */
 
 import { fromDayNumber } from "../../domain/dates.ts";
@@ -37,8 +39,9 @@ import {
   type StatementPeriod,
 } from "../../domain/statements.ts";
 import { applyDerivedRules } from "../../domain/xbrl-derived.ts";
-import { CURRENCY_FIELDS, FIELD_MAPPINGS } from "../../domain/xbrl-mapping.ts";
+import { CURRENCY_FIELDS, FIELD_MAPPINGS, fallbackNote } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
+import type { Sourced } from "./concept-series.ts";
 import {
   buildFiscalCalendar,
   type FiscalCalendar,
@@ -238,7 +241,7 @@ function trailingPeriods(
     periods.push({
       type: "ttm",
       fiscalYear: last.year.label,
-      fiscalQuarter: null,
+      fiscalQuarter: last.quarter,
       start: first.start,
       end: last.end,
       base: trailingValues(
@@ -285,20 +288,21 @@ function rowOf<F extends string>(
   currency: string,
 ): StatementPeriod<F> | null {
   const record = {} as Record<F, number | null>;
-  let firstFiled: string | null = null;
-  let lastFiled: string | null = null;
+  let first: Sourced | null = null;
+  let last: Sourced | null = null;
   let anchored = false;
+  const notes: string[] = [];
   for (const field of fields) {
     record[field] = values.get(field) ?? null;
     const sourced = period.base.get(field);
     if (!sourced) continue;
     anchored ||= !needsFlow || FLOW_FIELDS.has(field);
-    if (!OPENING_FIELDS.has(field) && (firstFiled === null || sourced.firstFiled < firstFiled)) {
-      firstFiled = sourced.firstFiled;
-    }
-    if (lastFiled === null || sourced.lastFiled > lastFiled) lastFiled = sourced.lastFiled;
+    if (!OPENING_FIELDS.has(field) && (first === null || sourced.firstFiled < first.firstFiled))
+      first = sourced;
+    if (last === null || sourced.lastFiled > last.lastFiled) last = sourced;
+    if (sourced.fallback !== undefined) notes.push(fallbackNote(field, sourced.fallback));
   }
-  if (!anchored || firstFiled === null || lastFiled === null) return null;
+  if (!anchored || first === null || last === null) return null;
   return {
     cik,
     period_type: period.type,
@@ -306,9 +310,12 @@ function rowOf<F extends string>(
     fiscal_quarter: period.fiscalQuarter,
     period_start: period.start === null ? null : fromDayNumber(period.start),
     period_end: fromDayNumber(period.end),
-    first_filed: firstFiled,
-    last_filed: lastFiled,
+    first_filed: first.firstFiled,
+    first_accession: first.firstAccession,
+    last_filed: last.lastFiled,
+    last_accession: last.lastAccession,
     currency,
+    notes,
     values: record,
   };
 }

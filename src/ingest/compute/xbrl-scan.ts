@@ -55,11 +55,14 @@ const ANNUAL_FORMS = withAmendments(["10-K", "20-F", "40-F", "10-KT"]);
  * (recast financial statements, foreign issuers' interim reports). Proxy statements and
  * prospectuses carry pay-versus-performance or fee tables, not statements.
  */
-const STATEMENT_FORMS = withAmendments([...PERIODIC, "10-KT", "10-QT", "8-K", "6-K"]);
+const CURRENT_REPORTS = withAmendments(["8-K", "6-K"]);
+const STATEMENT_FORMS = new Set([...withAmendments([...PERIODIC, "10-KT", "10-QT"]), ...CURRENT_REPORTS]);
 
 export const isPeriodicForm = (form: string): boolean => PERIODIC_FORMS.has(form);
 export const isAnnualForm = (form: string): boolean => ANNUAL_FORMS.has(form);
 export const isStatementForm = (form: string): boolean => STATEMENT_FORMS.has(form);
+/** An 8-K or 6-K: a recast or a foreign issuer's interim report, not a periodic report. */
+export const isCurrentReport = (form: string): boolean => CURRENT_REPORTS.has(form);
 
 /** Map key of a (start, end) pair of day numbers (both well below 2^26). */
 export const periodKey = (start: number, end: number): number => start * 67_108_864 + end;

@@ -44,8 +44,11 @@ function build<F extends string>(
     period_start: null,
     period_end: end,
     first_filed: firstFiled,
+    first_accession: "0000000001-00-000001",
     last_filed: options.last_filed ?? firstFiled,
+    last_accession: "0000000001-00-000001",
     currency: "USD",
+    notes: [],
     values: all,
   };
 }
