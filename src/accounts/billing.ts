@@ -20,7 +20,7 @@ export interface Reservation {
 
 export type ReserveResult =
   | { ok: true; reservation: Reservation }
-  | { ok: false; code: "INSUFFICIENT_CREDITS"; available: number };
+  | { ok: false; code: "insufficient_credits"; available: number };
 
 /**
  * The outcome of a debit: committed (with the balance left and the UTC day its usage counts
@@ -28,7 +28,7 @@ export type ReserveResult =
  */
 export type CommitResult =
   | { ok: true; remaining: number; day: string }
-  | { ok: false; code: "INSUFFICIENT_CREDITS" };
+  | { ok: false; code: "insufficient_credits" };
 
 interface PendingDebit extends Debit {
   reservation: Reservation;
@@ -116,7 +116,7 @@ export class Billing {
   /** Holds `cost` credits atomically (this runs synchronously on the one JS thread). */
   reserve(key: ApiKeyInfo, cost: number): ReserveResult {
     const available = this.available(key.user_id);
-    if (available < cost) return { ok: false, code: "INSUFFICIENT_CREDITS", available };
+    if (available < cost) return { ok: false, code: "insufficient_credits", available };
     this.reserved.set(key.user_id, (this.reserved.get(key.user_id) ?? 0) + cost);
     return { ok: true, reservation: { userId: key.user_id, keyId: key.id, cost, settled: false } };
   }
@@ -195,7 +195,7 @@ export class Billing {
       p.resolve(
         applied[i]
           ? { ok: true, remaining: this.available(p.userId), day }
-          : { ok: false, code: "INSUFFICIENT_CREDITS" },
+          : { ok: false, code: "insufficient_credits" },
       );
     }
   }

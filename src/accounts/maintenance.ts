@@ -123,7 +123,7 @@ export interface BackupResult {
 
 export type BackupOutcome =
   | { ok: true; value: BackupResult }
-  | { ok: false; code: "NO_SOURCE" | "EXISTS" | "BAD_COPY"; message: string };
+  | { ok: false; code: "no_source" | "exists" | "bad_copy"; message: string };
 
 /**
  * Copies the database to `dest` with `VACUUM INTO`: one read transaction, so the copy is a
@@ -133,7 +133,7 @@ export type BackupOutcome =
  */
 export function backupAccountsDb(source: string, dest: string): BackupOutcome {
   if (!existsSync(source))
-    return { ok: false, code: "NO_SOURCE", message: `no accounts database at ${source}` };
+    return { ok: false, code: "no_source", message: `no accounts database at ${source}` };
   if (existsSync(dest)) return exists(dest);
   mkdirSync(dirname(dest), { recursive: true });
   const partial = `${dest}.${process.pid}.partial`;
@@ -152,7 +152,7 @@ export function backupAccountsDb(source: string, dest: string): BackupOutcome {
 }
 
 function exists(dest: string): BackupOutcome {
-  return { ok: false, code: "EXISTS", message: `${dest} exists; refusing to overwrite it` };
+  return { ok: false, code: "exists", message: `${dest} exists; refusing to overwrite it` };
 }
 
 /** Moves the finished copy to `dest` unless something is already there; false if it is. */
@@ -178,7 +178,7 @@ function publish(partial: string, dest: string): boolean {
 function verifyCopy(dest: string): BackupOutcome {
   const check = inspectAccountsDb(dest);
   if (check.integrity_errors.length > 0)
-    return { ok: false, code: "BAD_COPY", message: `${dest}: ${check.integrity_errors.join("; ")}` };
+    return { ok: false, code: "bad_copy", message: `${dest}: ${check.integrity_errors.join("; ")}` };
   return {
     ok: true,
     value: {

@@ -89,12 +89,12 @@ export class AccountsStore {
     this.db.close();
   }
 
-  createUser(email: string, credits = 0): Result<User, "EMAIL_TAKEN" | "INVALID_AMOUNT"> {
+  createUser(email: string, credits = 0): Result<User, "email_taken" | "invalid_amount"> {
     this.revision++;
     if (!Number.isSafeInteger(credits) || credits < 0) {
-      return { ok: false, code: "INVALID_AMOUNT", message: "credits must be a non-negative integer" };
+      return { ok: false, code: "invalid_amount", message: "credits must be a non-negative integer" };
     }
-    if (this.findUser(email)) return { ok: false, code: "EMAIL_TAKEN", message: `user ${email} exists` };
+    if (this.findUser(email)) return { ok: false, code: "email_taken", message: `user ${email} exists` };
     const user: User = { id: newId("usr"), email, balance: 0, created_at: new Date().toISOString() };
     this.db.transaction(() => {
       this.db
@@ -176,14 +176,14 @@ export class AccountsStore {
     userId: string,
     amount: number,
     reason: string,
-  ): Result<number, "INVALID_AMOUNT" | "NO_FUNDS"> {
+  ): Result<number, "invalid_amount" | "no_funds"> {
     this.revision++;
     if (!Number.isSafeInteger(amount) || amount === 0) {
-      return { ok: false, code: "INVALID_AMOUNT", message: "amount must be a non-zero integer" };
+      return { ok: false, code: "invalid_amount", message: "amount must be a non-zero integer" };
     }
     const applied = this.db.transaction(() => this.applyDelta(userId, amount, reason))();
     if (!applied)
-      return { ok: false, code: "NO_FUNDS", message: "a negative grant may not take the balance below 0" };
+      return { ok: false, code: "no_funds", message: "a negative grant may not take the balance below 0" };
     return { ok: true, value: this.getBalance(userId) ?? 0 };
   }
 

@@ -18,7 +18,7 @@ export function backupCommand(args: ParsedArgs, config: Config, io: Io): number 
   const dest = join(resolve(flags.required("to")), BACKUP_FILE);
   const outcome = backupAccountsDb(accountsDbPath(config), dest);
   if (!outcome.ok) {
-    if (outcome.code === "BAD_COPY") {
+    if (outcome.code === "bad_copy") {
       io.err(`stockd: backup failed: ${outcome.message}`);
       return 1;
     }
