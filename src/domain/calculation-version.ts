@@ -4,13 +4,13 @@
  * null rule in docs/methodology.md changes, so clients can tell the series apart.
  */
 export const CALCULATION_VERSION = {
-  metrics: "metrics-2026.11.5",
+  metrics: "metrics-2026.11.25",
   growth: "growth-2026.11.5",
-  capital_allocation: "capital-allocation-2026.11.5",
-  owner_earnings: "owner-earnings-2026.11.3",
-  valuation: "valuation-2026.11.5",
-  valuation_history: "valuation-history-2026.11.5",
-  valuation_points: "valuation-points-2026.11.5",
+  capital_allocation: "capital-allocation-2026.11.25",
+  owner_earnings: "owner-earnings-2026.11.25",
+  valuation: "valuation-2026.11.25",
+  valuation_history: "valuation-history-2026.11.25",
+  valuation_points: "valuation-points-2026.11.25",
   dividend: "dividend-2026.11.5",
 } as const;
 

@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { tickerKey } from "../domain/tickers.ts";
+import { nextQuarterGap } from "./compute/earnings.ts";
 import type { ImportContext } from "./context.ts";
 import type { CalendarRow } from "./sources/calendar.ts";
 import { parseCalendar } from "./sources/calendar.ts";
@@ -62,11 +63,34 @@ export function readMarketSources(
     if (parsed.kind === "signals") for (const row of parsed.result.rows) keepLatest(estimates, row);
     else for (const h of parsed.result.rows) histories.set(tickerKey(h.ticker), h);
   }
+  noteUnservedHistories(ctx, histories, estimates);
   const growth = new Map<string, GrowthSignalsRow>();
   for (const file of ctx.files(join(ctx.root, "growth"), ".csv")) {
     for (const row of ctx.parse(file, "growth", parseGrowthSignalsCsv)) keepLatest(growth, row);
   }
   return { dividends, calendar: dedupeCalendar(calendar), estimates, histories, growth };
+}
+
+/**
+ * Names in the import report the earnings histories that give no estimates document (no
+ * signals row of their ticker and no next-quarter basis; compute/earnings.ts), and why, so
+ * that an imported file is never silently unused.
+ */
+function noteUnservedHistories(
+  ctx: ImportContext,
+  histories: ReadonlyMap<string, EarningsHistory>,
+  signals: ReadonlyMap<string, EstimateSignalsRow>,
+): void {
+  const unserved = [...histories]
+    .filter(([key]) => !signals.has(key))
+    .flatMap(([, history]) => {
+      const gap = nextQuarterGap(history);
+      return gap === null ? [] : [`${history.ticker} (${gap})`];
+    });
+  if (unserved.length === 0) return;
+  ctx.note(
+    `estimates: no /estimates document from the earnings histories of ${unserved.join("; ")}: without a signals row, eps_growth_yoy_est_next_q needs an estimate for a quarter not yet reported and the reported EPS (above 0) of that quarter a year earlier; the reported quarters serve /earnings`,
+  );
 }
 
 /** The newest signals row (by as_of_date) per ticker. */

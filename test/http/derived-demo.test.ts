@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { writeDemoSources } from "../../src/demo/index.ts";
-import { addDays } from "../../src/domain/dates.ts";
+import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import * as Models from "../../src/http/models/derived.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
 import { tempDir } from "../helpers/env.ts";
@@ -381,7 +381,7 @@ describe("demo values traced to the demo source files", () => {
       expect(body.owner_earnings.owner_earnings_growth_1y).toBe(g("owner_earnings_growth_1y") as number);
   });
 
-  test(`${FULL} earnings: release dates from the demo submissions and calendar, the next one from the calendar`, async () => {
+  test(`${FULL} earnings: release dates agree with the calendar (a 10-Q after a calendar release is its report), the next one from the calendar`, async () => {
     const { key } = server.newKey(5);
     const subs = JSON.parse(
       readFileSync(join(sources(), "edgar", "submissions", `CIK${demoCik(FULL)}.json`), "utf8"),
@@ -394,10 +394,27 @@ describe("demo values traced to the demo source files", () => {
     const last = prices(FULL).at(-1) as CsvPrice;
     // "Now": the later of the last price and the latest 10-Q/10-K filing.
     const now = [last.date, ...reports].sort().at(-1) as string;
-    const past = [...new Set([...reports, ...calendar.map((r) => r.earning_date as string)])]
+    // A calendar date with a reported EPS is a release; a 10-Q or 10-K filed up to 45 days
+    // after one is that release's report, not a release of its own (issue 19).
+    const announcements = calendar.filter((r) => r.eps_actual).map((r) => r.earning_date as string);
+    const announced = (d: string) => announcements.some((a) => a <= d && daysBetween(a, d) <= 45);
+    const past = [
+      ...new Set([
+        ...announcements,
+        ...reports.filter((d) => !announced(d)),
+        ...calendar.map((r) => r.earning_date as string),
+      ]),
+    ]
       .filter((d) => d <= now)
       .sort()
       .reverse();
+    const released = calendar.filter((r) => r.eps_actual && (r.earning_date as string) <= now);
+    expect(past.slice(0, 2)).toEqual(
+      released
+        .map((r) => r.earning_date as string)
+        .slice(-2)
+        .reverse(),
+    );
     const next = calendar
       .filter((r) => (r.earning_date as string) > now)
       .sort((a, b) => (a.earning_date as string).localeCompare(b.earning_date as string))[0];
@@ -413,6 +430,13 @@ describe("demo values traced to the demo source files", () => {
     expect(e.next_earnings_time).toBe(next?.earning_time ?? null);
     expect(e.eps_estimate_next_q).toBe(next?.eps_forecast ? Number(next.eps_forecast) : null);
     expect(e.no_of_estimates_next_q).toBe(next?.no_of_estimates ? Number(next.no_of_estimates) : null);
+    // The latest quarter's EPS: DWGT reports its second and third quarters year to date only,
+    // so a three-month EPS may be missing; the calendar's reported EPS of the quarter fills it.
+    const quarter = calendar.find(
+      (r) => r.fiscal_quarter_ending === (e.eps_latest_q_period_end as string)?.slice(0, 7),
+    );
+    expect(e.eps_latest_q, "the latest quarter's EPS").not.toBeNull();
+    expect(e.eps_latest_q).toBe(Number(quarter?.eps_actual));
   });
 
   test(`/calendar/earnings?ticker=${FULL}: exactly the demo-calendar.csv rows of ${FULL}, by date`, async () => {

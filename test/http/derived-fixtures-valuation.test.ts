@@ -28,6 +28,7 @@ import {
   totalDebt,
 } from "./derived-facts.ts";
 import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
+import { ttmDilutedEps as rawTtmDilutedEps } from "./per-share-facts.ts";
 
 const root = FIXTURES ?? "";
 
@@ -128,6 +129,9 @@ function netIncomeKnownAt(raw: RawFacts, date: string): { end: string; value: nu
  */
 const isCurrentAt = (ni: { end: string }, date: string) => daysBetween(ni.end, date) <= 365;
 
+/** Diluted EPS of the TTM ending `end` on the closes' basis, from raw facts (per-share-facts.ts). */
+const ttmDilutedEps = (m: Market, end: string) => rawTtmDilutedEps(m.raw, m.allSplits, m.last.date, end);
+
 describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
   const fixtures = serverOverImport(root);
   const get = <T = Json>(path: string) => fixtures.get<T>(path);
@@ -146,13 +150,14 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       // No split between the share count's date and the last price for any of the three.
       expect(splitFactorAfter(m.splits, s.asOf)).toBe(1);
       expectRel(body.valuation.market_cap, m.last.close * s.shares, `${ticker} market_cap`);
-      // P/E: market cap / TTM NetIncomeLoss of the latest period first filed by the last price
-      // date, while that period is current.
+      // P/E per share (issue 19: not market cap / net income): the last close / the diluted
+      // EPS of the latest TTM first filed by the last price date, while it is current.
       const ni = netIncomeKnownAt(m.raw, m.last.date);
       if (!ni) throw new Error(`${ticker}: no net income known on ${m.last.date}`);
-      if (ni.value > 0 && isCurrentAt(ni, m.last.date))
-        expectRel(body.valuation.pe_ratio, (m.last.close * s.shares) / ni.value, `${ticker} pe_ratio`);
-      else expect(body.valuation.pe_ratio).toBeNull();
+      if (ni.value > 0 && isCurrentAt(ni, m.last.date)) {
+        const eps = ttmDilutedEps(m, ni.end) as number;
+        expectRel(body.valuation.pe_ratio, m.last.close / eps, `${ticker} pe_ratio`, 1e-6);
+      } else expect(body.valuation.pe_ratio).toBeNull();
       // No dividends/<T>.csv for these three: no dividend data, so no dividend yield.
       expect(body.valuation.dividend_yield).toBeNull();
     });
@@ -282,7 +287,7 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
       }
     });
 
-    test(`${ticker} history: a pe_ratio uses the latest TTM net income first filed by the row date`, async () => {
+    test(`${ticker} history: a pe_ratio is the close over the diluted EPS of the latest TTM first filed by the row date`, async () => {
       const m = market(ticker);
       const rows = await historyOf(ticker);
       let checked = 0;
@@ -291,7 +296,10 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
         const ni = netIncomeKnownAt(m.raw, row.date);
         if (ni === null) throw new Error(`${ticker} ${row.date}: a P/E without any TTM net income filed`);
         expect(ni.value).toBeGreaterThan(0);
-        expectRel(row.pe_ratio, row.market_cap / ni.value, `${ticker} ${row.date} pe_ratio (TTM ${ni.end})`);
+        const close = m.prices.find((p) => p.date === row.date)?.close as number;
+        const eps = ttmDilutedEps(m, ni.end);
+        if (eps === null) continue;
+        expectRel(row.pe_ratio, close / eps, `${ticker} ${row.date} pe_ratio (TTM ${ni.end})`, 1e-6);
         checked++;
       }
       expect(checked).toBeGreaterThan(12);
@@ -303,12 +311,7 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
         const ni = netIncomeKnownAt(m.raw, row.date);
         if (ni === null || ni.value <= 0 || !isCurrentAt(ni, row.date))
           expect(row.pe_ratio, `${ticker} ${row.date}`).toBeNull();
-        else
-          expectRel(
-            row.pe_ratio,
-            row.market_cap / ni.value,
-            `${ticker} ${row.date} pe_ratio (TTM ${ni.end})`,
-          );
+        else expect(row.pe_ratio, `${ticker} ${row.date} (TTM ${ni.end})`).toBeGreaterThan(0);
       }
     });
   }
@@ -371,11 +374,13 @@ describe.skipIf(!FIXTURES)("valuation on real data (STOCKD_FIXTURES)", () => {
     // Q2 2022 (ended 2022-06-30) was first filed on 2022-07-25: not known on 2022-06-30.
     expect(m.raw.firstFiled("NetIncomeLoss", "2022-06-30")).toBe("2022-07-25");
     expect(m.raw.firstFiled("NetIncomeLoss", "2022-03-31")).toBe("2022-04-25");
-    // TTM to 2022-03-31 = Q2+Q3+Q4 2021 + Q1 2022 of NetIncomeLoss (raw facts).
-    const known = m.raw.ttm(NET_INCOME, "2022-03-31")?.value as number;
-    const future = m.raw.ttm(NET_INCOME, "2022-06-30")?.value as number;
-    expectRel(row.pe_ratio, row.market_cap / known, "TSLA 2022-06-30 pe_ratio");
-    expect(relDiff(row.market_cap / future, row.pe_ratio as number)).toBeGreaterThan(1e-3);
+    // TTM to 2022-03-31 = Q2+Q3+Q4 2021 + Q1 2022 of NetIncomeLoss (raw facts) over the
+    // quarters' mean diluted count: its EPS, on the closes' basis (after the 3:1 of 2022-08).
+    const close = m.prices.find((p) => p.date === "2022-06-30")?.close as number;
+    const known = ttmDilutedEps(m, "2022-03-31") as number;
+    const future = ttmDilutedEps(m, "2022-06-30") as number;
+    expectRel(row.pe_ratio, close / known, "TSLA 2022-06-30 pe_ratio", 1e-6);
+    expect(relDiff(close / future, row.pe_ratio as number)).toBeGreaterThan(1e-3);
   });
 
   type Point = {

@@ -14,6 +14,19 @@ const Metadata = t.Object({
   calculation_version: t.String(),
 });
 
+/**
+ * `metadata.null_reasons`: the document's market-based fields that are null because no market
+ * cap of its statements' moment exists, each with the rule (docs/methodology.md, "Market cap").
+ */
+function nullReasons<const K extends string>(fields: readonly K[]) {
+  const reason = t.Optional(
+    t.String({ description: "no_market_cap, statements_filed_after_last_price or statements_not_current" }),
+  );
+  return t.Object({
+    null_reasons: t.Object(Object.fromEntries(fields.map((f) => [f, reason])) as Record<K, typeof reason>),
+  });
+}
+
 const AnnualMetadata = t.Object({
   symbol: t.String(),
   as_of_date: t.String(),
@@ -24,7 +37,10 @@ const AnnualMetadata = t.Object({
 });
 
 export const FundamentalMetrics = t.Object({
-  metadata: Metadata,
+  metadata: t.Intersect([
+    Metadata,
+    nullReasons(["shareholder_yield", "buyback_yield", "dividend_yield_ttm"]),
+  ]),
   metrics: numbers([
     "gross_margin",
     "operating_margin",
@@ -75,7 +91,7 @@ export const Growth = t.Object({
 });
 
 export const CapitalAllocation = t.Object({
-  metadata: AnnualMetadata,
+  metadata: t.Intersect([AnnualMetadata, nullReasons(["buyback_yield"])]),
   capital_allocation: numbers([
     "operating_cash_flow",
     "capex",
@@ -98,7 +114,7 @@ export const CapitalAllocation = t.Object({
 
 export const OwnerEarnings = t.Object({
   symbol: t.String(),
-  metadata: Metadata,
+  metadata: t.Intersect([Metadata, nullReasons(["owner_earnings_yield"])]),
   owner_earnings: numbers([
     "owner_earnings_source",
     "owner_earnings_estimated",
@@ -165,6 +181,9 @@ export const ValuationPoints = t.Object({
     currency: StrOrNull,
     calculation_version: t.String(),
     method: t.String(),
+    percentile_basis: Nullable(
+      t.String({ description: "what valuation_percentile_* rank: pe, else ev_to_revenue (no earnings)" }),
+    ),
   }),
   points: t.Array(
     t.Intersect([

@@ -4,13 +4,13 @@
  * latest quarter's EPS from the statements, else from an imported earnings history.
  */
 
-import { daysBetween } from "../../domain/dates.ts";
+import { addDays, daysBetween } from "../../domain/dates.ts";
 import { ratio } from "../../domain/ratios.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
 import type { CalendarRow } from "../sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 
-export const EARNINGS_VERSION = "earnings-2026.11.5";
+export const EARNINGS_VERSION = "earnings-2026.11.25";
 
 /** A report this many days or fewer after a results announcement is that announcement's. */
 export const REPORT_AFTER_ANNOUNCEMENT_DAYS = 45;
@@ -54,9 +54,10 @@ export interface EarningsInput {
  * quarterly statements' and of the earnings history's reported quarters (the same quarter
  * when they end in the same month), if it ended at most `STALE_AFTER_DAYS` before the latest
  * release. Its EPS: the statement's diluted EPS; where the filer reports none for that quarter
- * (Q4 is usually only in the annual report) or has no statements, the earnings history's
- * reported EPS for the same quarter end; estimate and surprise come from the calendar or
- * earnings history.
+ * (Q4 is usually only in the annual report; a quarter the filer reports year to date only)
+ * or has no statements, the earnings history's reported EPS for the same quarter end, else the
+ * calendar's reported EPS of that fiscal quarter; estimate and surprise come from the earnings
+ * history or the calendar.
  */
 export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   const past = [...new Set([...input.reportDates, ...input.calendar.map((c) => c.earning_date)])]
@@ -89,9 +90,14 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
     latestEnd === null
       ? undefined
       : input.history?.quarterly.find((q) => sameMonth(q.fiscal_date_ending, latestEnd));
-  const eps = (latestQ?.values.diluted_eps as number | null | undefined) ?? historyQ?.reported_eps ?? null;
-  const calendarQ = input.calendar.find((c) => c.eps_actual !== null && c.earning_date === past[0]);
-  const estimate = historyQ?.estimated_eps ?? calendarQ?.eps_forecast ?? null;
+  const calendarQ = latestEnd === null ? undefined : calendarRowOf(input.calendar, latestEnd);
+  const eps =
+    (latestQ?.values.diluted_eps as number | null | undefined) ??
+    historyQ?.reported_eps ??
+    calendarQ?.eps_actual ??
+    null;
+  const releaseRow = input.calendar.find((c) => c.eps_actual !== null && c.earning_date === past[0]);
+  const estimate = historyQ?.estimated_eps ?? (calendarQ ?? releaseRow)?.eps_forecast ?? null;
   const surprise = eps !== null && estimate !== null ? round(eps - estimate) : null;
   return {
     latest_earnings_release_date: past[0] ?? null,
@@ -155,14 +161,54 @@ export function computeEstimates(
 
 /** Growth of the first unreported quarter's estimate over the reported EPS a year before it. */
 function nextQuarterGrowth(history: EarningsHistory): number | null {
+  const next = nextQuarterBasis(history);
+  return "growth" in next ? next.growth : null;
+}
+
+/**
+ * Why an earnings history gives no next-quarter EPS growth (so, without a signals row, no
+ * estimates document): the import report says it. Null when it gives one.
+ */
+export function nextQuarterGap(history: EarningsHistory): string | null {
+  const next = nextQuarterBasis(history);
+  return "gap" in next ? next.gap : null;
+}
+
+/**
+ * The first quarter with an estimate and no reported EPS, over the reported EPS of the same
+ * quarter a year earlier; or, when there is none, what is missing. Alpha Vantage lists an
+ * upcoming quarter only while its report is pending: a file fetched after a report carries no
+ * forward estimate at all.
+ */
+function nextQuarterBasis(history: EarningsHistory): { growth: number } | { gap: string } {
   const upcoming = history.quarterly
     .filter((q) => q.reported_eps === null && q.estimated_eps !== null)
     .sort((a, b) => a.fiscal_date_ending.localeCompare(b.fiscal_date_ending))[0];
-  if (!upcoming || upcoming.estimated_eps === null) return null;
+  if (!upcoming || upcoming.estimated_eps === null) {
+    const newest = history.quarterly
+      .filter((q) => q.estimated_eps !== null)
+      .sort((a, b) => b.fiscal_date_ending.localeCompare(a.fiscal_date_ending))[0];
+    const reported = newest?.reported_date ? `, reported ${newest.reported_date}` : "";
+    return { gap: newest ? `newest estimate ${newest.fiscal_date_ending}${reported}` : "no estimate" };
+  }
   const yearBefore = shiftYear(upcoming.fiscal_date_ending, -1);
   const base =
     history.quarterly.find((q) => sameMonth(q.fiscal_date_ending, yearBefore))?.reported_eps ?? null;
-  return base !== null && base > 0 ? upcoming.estimated_eps / base - 1 : null;
+  if (base === null || base <= 0) return { gap: `no reported EPS above 0 for ${yearBefore}` };
+  return { growth: upcoming.estimated_eps / base - 1 };
+}
+
+/**
+ * The calendar row with a reported EPS for the quarter ending `end`: its fiscal quarter
+ * (YYYY-MM) is the month of the end, or of a day within a week of it (a 52/53-week quarter
+ * ending on 2024-09-28 or 2024-10-03 is September's).
+ */
+function calendarRowOf(calendar: readonly CalendarRow[], end: string): CalendarRow | undefined {
+  const months = new Set([end, addDays(end, -7), addDays(end, 7)].map((d) => d.slice(0, 7)));
+  return calendar
+    .filter((c) => c.eps_actual !== null && c.fiscal_quarter_ending !== null)
+    .filter((c) => months.has(c.fiscal_quarter_ending as string))
+    .sort((a, b) => b.earning_date.localeCompare(a.earning_date))[0];
 }
 
 function sameMonth(a: string, b: string): boolean {

@@ -10,7 +10,7 @@ import { daysBetween } from "../../domain/dates.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
 import type { BalanceValues, CompanyStatements, SharesObservation } from "./inputs.ts";
 import { fieldValue } from "./line-items.ts";
-import { AFTER_EVERY_SPLIT, NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
+import { AFTER_EVERY_SPLIT, NO_SPLITS, perShareOnBasis, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, type FlowPeriodType, StatementBook } from "./statement-book.ts";
 
 /**
@@ -37,6 +37,8 @@ export interface KnownFundamentals {
   balance: BalanceValues | null;
   /** Shares outstanding on the closes' share basis (see sharesAt). */
   shares: number | null;
+  /** Diluted EPS of `flow` on the closes' share basis (the statements carry it after every split). */
+  eps: number | null;
   /** Reporting currency of the statements (flow period, else balance sheet). */
   currency: string | null;
 }
@@ -47,6 +49,7 @@ export const NOTHING_KNOWN: KnownFundamentals = {
   prior_flow: null,
   balance: null,
   shares: null,
+  eps: null,
   currency: null,
 };
 
@@ -123,19 +126,29 @@ export class PointInTimeFundamentals {
       prior_flow: flow === null ? null : this.book.flowYearsBefore(flow, 1),
       balance: this.book.latestBalance(),
       shares: this.sharesAt(flow),
+      eps: perShareOnBasis(fieldValue(flow?.income, "diluted_eps"), AFTER_EVERY_SPLIT, this.basis),
       currency: flow?.currency ?? this.book.latestBalanceCurrency(),
     };
   }
 
   /**
-   * The latest shares-outstanding value (by as-of date) filed so far, else the diluted
-   * average shares of the known flow period; both converted to the closes' share basis.
+   * The latest shares-outstanding value (by as-of date) filed so far, unless it is more than
+   * a year older than the known flow period's end; else the diluted average shares of that
+   * period; both converted to the closes' share basis. A count that stops while the
+   * statements go on has stopped being reported, typically a classless cover count that
+   * ended when the filer began to report its count by share class (which companyfacts, without
+   * dimensions, does not carry): the statements' average shares count every class.
    */
   private sharesAt(flow: FlowPeriod | null): number | null {
     const o = this.latestObservation;
-    if (o !== null) return sharesOnBasis(o.value, o.date, this.basis);
+    const stale = o !== null && flow !== null && daysBetween(o.date, flow.period_end) > STALE_COUNT_DAYS;
+    if (o !== null && !stale) return sharesOnBasis(o.value, o.date, this.basis);
     const diluted = fieldValue(flow?.income, "diluted_average_shares");
-    if (flow === null || diluted === null || diluted <= 0) return null;
+    if (flow === null || diluted === null || diluted <= 0)
+      return o === null ? null : sharesOnBasis(o.value, o.date, this.basis);
     return sharesOnBasis(diluted, AFTER_EVERY_SPLIT, this.basis);
   }
 }
+
+/** A share count this much older than the latest statements' period end has stopped being reported. */
+const STALE_COUNT_DAYS = 365;

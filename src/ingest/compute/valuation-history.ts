@@ -10,13 +10,7 @@ import { trailingPercentiles } from "./percentile.ts";
 import { PointInTimeFundamentals } from "./point-in-time.ts";
 import { monthEndPrices, validPrices } from "./prices.ts";
 import { NO_SPLITS } from "./shares.ts";
-import {
-  computeMultiples,
-  forwardPe,
-  inPriceCurrency,
-  marketCapOf,
-  type ValuationInput,
-} from "./valuation.ts";
+import { computeMultiples, forwardPe, inPriceCurrency, type ValuationInput } from "./valuation.ts";
 
 /** One row of `valuation_history` (spec §2.5). */
 export interface ValuationHistoryRow {
@@ -52,9 +46,14 @@ export interface ValuationPoint {
   valuation_percentile_10y: number | null;
 }
 
-/** The stocks-family series with its methodology version. */
+/** What the percentile ranks of the points rank: P/E, else EV/revenue (see addPercentiles). */
+export type PercentileBasis = "pe" | "ev_to_revenue";
+
+/** The stocks-family series with its methodology version and the basis of its percentiles. */
 export interface ValuationPoints {
   calculation_version: string;
+  /** null when neither P/E nor EV/revenue exists at any point (no percentile is given). */
+  percentile_basis: PercentileBasis | null;
   points: ValuationPoint[];
 }
 
@@ -71,7 +70,7 @@ export function computeValuationHistory(
   const rows: ValuationHistoryRow[] = [];
   for (const bar of monthEndPrices(validPrices(input.prices))) {
     const known = inPriceCurrency(pit.at(bar.date), input.price_currency);
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known);
+    const m = computeMultiples(bar.close, known);
     if (m.market_cap === null) continue;
     rows.push({
       date: bar.date,
@@ -100,12 +99,12 @@ export function computeValuationPoints(input: Omit<ValuationInput, "dividends">)
   const prices = validPrices(input.prices);
   const last = prices[prices.length - 1];
   const version = CALCULATION_VERSION.valuation_points;
-  if (last === undefined) return { calculation_version: version, points: [] };
+  if (last === undefined) return { calculation_version: version, percentile_basis: null, points: [] };
   const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
   const fcf = freeCashFlowOf(known.flow?.cash_flow ?? null);
   const points = monthEndPrices(prices).map((bar): ValuationPoint => {
-    const m = computeMultiples(marketCapOf(bar.close, known.shares), known);
+    const m = computeMultiples(bar.close, known);
     return {
       date: bar.date,
       price: bar.close,
@@ -124,15 +123,27 @@ export function computeValuationPoints(input: Omit<ValuationInput, "dividends">)
       valuation_percentile_10y: null,
     };
   });
-  addPercentiles(points);
-  return { calculation_version: version, points };
+  const ranked = percentileBasisOf(points);
+  if (ranked !== null) addPercentiles(points, ranked);
+  return { calculation_version: version, percentile_basis: ranked, points };
 }
 
-/** Fills the 3/5/10-year trailing percentile ranks of each point's P/E. */
-function addPercentiles(points: ValuationPoint[]): void {
+/**
+ * The multiple the percentiles rank: P/E where the points have one (today's EPS and net
+ * income > 0), else EV/revenue, which a company that has never been profitable has too; null
+ * when the points have neither. One basis for the whole series, as its fundamentals are fixed.
+ */
+function percentileBasisOf(points: readonly ValuationPoint[]): PercentileBasis | null {
+  if (points.some((p) => p.pe !== null)) return "pe";
+  if (points.some((p) => p.ev_to_revenue !== null)) return "ev_to_revenue";
+  return null;
+}
+
+/** Fills the 3/5/10-year trailing percentile ranks of each point's multiple of `basis`. */
+function addPercentiles(points: ValuationPoint[], basis: PercentileBasis): void {
   const dates = points.map((p) => p.date);
-  const pes = points.map((p) => p.pe);
-  const [p3, p5, p10] = [36, 60, 120].map((months) => trailingPercentiles(dates, pes, months));
+  const values = points.map((p) => p[basis]);
+  const [p3, p5, p10] = [36, 60, 120].map((months) => trailingPercentiles(dates, values, months));
   points.forEach((p, i) => {
     p.valuation_percentile_3y = p3?.[i] ?? null;
     p.valuation_percentile_5y = p5?.[i] ?? null;

@@ -87,8 +87,26 @@ export function marketCapOf(close: number | null, shares: number | null): number
   return finiteOrNull(close * shares);
 }
 
-/** Every multiple of §2.4 except forward P/E and dividend yield. */
-export function computeMultiples(marketCap: number | null, known: KnownFundamentals): ValuationMultiples {
+/**
+ * P/E per share: close ÷ the period's diluted EPS on the closes' share basis, as vendors
+ * quote it. The EPS denominator is the period's average diluted count, not today's count of
+ * one share class, so buybacks during the year and other classes (Alphabet's) do not move
+ * it. Null unless both EPS and net income are > 0. Without an EPS (a filer that tags none):
+ * market cap ÷ net income.
+ */
+function peRatio(close: number, marketCap: number | null, known: KnownFundamentals): number | null {
+  const netIncome = fieldValue(known.flow?.income, "net_income");
+  if (netIncome !== null && netIncome <= 0) return null;
+  if (known.eps !== null) return ratioOverPositive(close, known.eps);
+  return ratioOverPositive(marketCap, netIncome);
+}
+
+/**
+ * Every multiple of §2.4 except forward P/E and dividend yield, at a close: market cap =
+ * close × the known shares outstanding (marketCapOf), P/E per share (peRatio).
+ */
+export function computeMultiples(close: number, known: KnownFundamentals): ValuationMultiples {
+  const marketCap = marketCapOf(close, known.shares);
   const income = known.flow?.income ?? null;
   const cash = known.flow?.cash_flow ?? null;
   const netIncome = fieldValue(income, "net_income");
@@ -96,7 +114,7 @@ export function computeMultiples(marketCap: number | null, known: KnownFundament
   const fcf = freeCashFlowOf(cash);
   const claims = netClaimsOf(known.balance);
   const ev = marketCap === null || claims === null ? null : marketCap + claims;
-  const pe = ratioOverPositive(marketCap, netIncome);
+  const pe = marketCap === null ? null : peRatio(close, marketCap, known);
   return {
     market_cap: marketCap,
     enterprise_value: ev,
@@ -132,7 +150,7 @@ export function computeValuationSnapshot(input: ValuationInput): ValuationSnapsh
   const basis = input.basis ?? NO_SPLITS;
   const pit = new PointInTimeFundamentals(input.statements, input.shares, basis);
   const known = inPriceCurrency(pit.at(last.date), input.price_currency);
-  const multiples = computeMultiples(marketCapOf(last.close, known.shares), known);
+  const multiples = computeMultiples(last.close, known);
   return {
     date: last.date,
     calculation_version: CALCULATION_VERSION.valuation,

@@ -32,7 +32,7 @@ describe("capital allocation", () => {
   test("uses the latest annual period", () => {
     expect(result?.metadata.as_of_date).toBe("2023-12-31");
     expect(result?.metadata.fiscal_year).toBe(2023);
-    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.5");
+    expect(result?.metadata.calculation_version).toBe("capital-allocation-2026.11.25");
   });
   test("returns outflows as positive amounts", () => {
     expect(c?.operating_cash_flow).toBe(500);

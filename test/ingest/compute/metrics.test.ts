@@ -70,7 +70,7 @@ describe("fundamental metrics, happy path", () => {
       as_of_date: TTM_END,
       period_type: "ttm",
       currency: "USD",
-      calculation_version: "metrics-2026.11.5",
+      calculation_version: "metrics-2026.11.25",
     });
   });
   test("margins divide by revenue", () => {

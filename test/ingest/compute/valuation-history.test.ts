@@ -90,7 +90,7 @@ describe("stocks-family valuation points", () => {
 
   test("applies today's fundamentals to every past close", () => {
     expect(result.points).toHaveLength(13);
-    expect(result.calculation_version).toBe("valuation-points-2026.11.5");
+    expect(result.calculation_version).toBe("valuation-points-2026.11.25");
     expect(first?.price).toBe(10);
     expect(first?.market_cap).toBe(100); // 10 × 10 shares, although the shares were filed later
     expect(first?.enterprise_value).toBe(130); // 100 + 50 debt − 20 cash

@@ -62,7 +62,7 @@ describe("valuation snapshot", () => {
   test("is dated by the last price and uses last close × shares", () => {
     expect(v?.date).toBe("2024-06-28");
     expect(v?.market_cap).toBe(2000); // 20 × 100 (the 50-share value was filed 2024-08-01, too late)
-    expect(v?.calculation_version).toBe("valuation-2026.11.5");
+    expect(v?.calculation_version).toBe("valuation-2026.11.25");
   });
   test("enterprise value and net debt", () => {
     expect(v?.net_debt).toBe(100); // 20 + 130 − 50
