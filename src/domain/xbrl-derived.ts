@@ -52,6 +52,22 @@ function totalDebt(get: FieldReader): number | null {
   return sumPresent(short, long);
 }
 
+/**
+ * The current debt line plus short-term borrowings it cannot include: null without the line,
+ * the line alone when the borrowings may be in it.
+ */
+function withBorrowingsApart(
+  debtCurrent: number | null,
+  borrowings: number | null,
+  currentMaturities: number | null,
+): number | null {
+  if (debtCurrent === null) return null;
+  if (borrowings === null || borrowings === 0 || borrowings === currentMaturities) return debtCurrent;
+  const onlyMaturities =
+    currentMaturities !== null && Math.abs(debtCurrent - currentMaturities) <= Math.abs(debtCurrent) * 1e-3;
+  return borrowings > debtCurrent || onlyMaturities ? debtCurrent + borrowings : debtCurrent;
+}
+
 /** The derivation rules, in evaluation order. */
 export const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
@@ -190,13 +206,18 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
   },
   {
     // The two concepts on one line (Marvell tags its 499.8M current debt with both) are one
-    // amount: equal values count once.
+    // amount: equal values count once. DebtCurrent is the whole current debt by definition, but
+    // filers that tag commercial paper or other short-term borrowings on a line of their own
+    // often tag only the current maturities of long-term debt with it: where those borrowings
+    // exceed it, or it equals the current maturities, it cannot include them.
     field: "short_term_debt",
-    rule: "short-term borrowings (or commercial paper) + current portion of long-term debt, whichever are reported; once when both are the same amount",
+    replaces: true,
+    rule: "DebtCurrent, plus short-term borrowings (or commercial paper) tagged apart when DebtCurrent cannot include them (they exceed it, or it equals the current portion of long-term debt); without DebtCurrent, short-term borrowings + current portion of long-term debt, whichever are reported, once when both are the same amount",
     compute: (g) => {
       const borrowings = g("aux_short_term_borrowings");
       const current = g("aux_current_portion_long_term_debt");
-      return borrowings === current ? borrowings : sumPresent(borrowings, current);
+      const parts = borrowings === current ? borrowings : sumPresent(borrowings, current);
+      return withBorrowingsApart(g("aux_debt_current"), borrowings, current) ?? parts;
     },
   },
   {
@@ -234,9 +255,22 @@ export const DERIVED_RULES: readonly DerivedRule[] = [
     },
   },
   {
+    // The concept is the current part of long-term debt and leases: commercial paper and other
+    // short-term borrowings tagged apart are never in it.
     field: "short_term_debt_and_capital_lease_obligation",
-    rule: "short_term_debt + short_term_capital_lease_obligation, whichever are reported",
-    compute: (g) => sumPresent(g("short_term_debt"), g("short_term_capital_lease_obligation")),
+    replaces: true,
+    rule: "LongTermDebtAndCapitalLeaseObligationsCurrent + short-term borrowings (or commercial paper) tagged apart; without it, short_term_debt + short_term_capital_lease_obligation, whichever are reported",
+    compute: (g) => {
+      const reported = g("aux_current_debt_and_leases");
+      if (reported === null)
+        return sumPresent(g("short_term_debt"), g("short_term_capital_lease_obligation"));
+      const borrowings = g("aux_short_term_borrowings");
+      const apart =
+        borrowings !== null &&
+        borrowings !== reported &&
+        borrowings !== g("aux_current_portion_long_term_debt");
+      return apart ? reported + borrowings : reported;
+    },
   },
   {
     field: "long_term_debt_and_capital_lease_obligation",

@@ -48,6 +48,8 @@ export type FieldTiming = "duration" | "instant" | "opening";
 /** Helper lines that no statement shows but derivation rules need. */
 export type AuxField =
   | "aux_liabilities_and_equity"
+  | "aux_debt_current"
+  | "aux_current_debt_and_leases"
   | "aux_short_term_borrowings"
   | "aux_current_portion_long_term_debt"
   | "aux_long_term_debt_including_current"
@@ -129,10 +131,11 @@ const BALANCE_SHEET: Record<BalanceSheetField, string> = {
   current_deferred_revenue:
     "ContractWithCustomerLiabilityCurrent DeferredRevenueCurrent ifrs:CurrentContractLiabilities ifrs:ContractLiabilities",
   current_deferred_taxes_liabilities: "DeferredTaxLiabilitiesCurrent",
-  short_term_debt: "DebtCurrent",
+  // Rules (xbrl-derived.ts) add the short-term borrowings these lines leave out.
+  short_term_debt: "",
   short_term_capital_lease_obligation:
     "FinanceLeaseLiabilityCurrent CapitalLeaseObligationsCurrent ifrs:CurrentLeaseLiabilities",
-  short_term_debt_and_capital_lease_obligation: "LongTermDebtAndCapitalLeaseObligationsCurrent",
+  short_term_debt_and_capital_lease_obligation: "",
   total_current_liabilities: "LiabilitiesCurrent ifrs:CurrentLiabilities",
   // IFRS filers' non-current debt is the sum of its parts (xbrl-derived.ts).
   long_term_debt: "LongTermDebtNoncurrent LongTermNotesPayable ConvertibleDebtNoncurrent",
@@ -287,6 +290,8 @@ const INCOME_STATEMENT: Record<IncomeStatementField, string> = {
 
 const AUX: Record<AuxField, string> = {
   aux_liabilities_and_equity: "LiabilitiesAndStockholdersEquity ifrs:EquityAndLiabilities",
+  aux_debt_current: "DebtCurrent",
+  aux_current_debt_and_leases: "LongTermDebtAndCapitalLeaseObligationsCurrent",
   aux_short_term_borrowings: "ShortTermBorrowings CommercialPaper ifrs:ShorttermBorrowings",
   aux_current_portion_long_term_debt:
     "LongTermDebtCurrent ConvertibleDebtCurrent ifrs:CurrentPortionOfLongtermBorrowings",
@@ -319,6 +324,8 @@ const PER_SHARE_FIELDS: ReadonlySet<string> = new Set(["basic_eps", "diluted_eps
 const SHARE_FIELDS: ReadonlySet<string> = new Set(["basic_average_shares", "diluted_average_shares"]);
 const INSTANT_AUX: ReadonlySet<string> = new Set([
   "aux_liabilities_and_equity",
+  "aux_debt_current",
+  "aux_current_debt_and_leases",
   "aux_short_term_borrowings",
   "aux_current_portion_long_term_debt",
   "aux_long_term_debt_including_current",

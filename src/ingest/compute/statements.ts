@@ -50,7 +50,7 @@ import {
 } from "./fiscal-calendar.ts";
 import type { SharesObservation, SplitEvent } from "./inputs.ts";
 import { type ShareBasis, splitFactor } from "./shares.ts";
-import { inferSplits } from "./splits.ts";
+import { inferSplits, mergeSplits, splitsFromRestatements } from "./splits.ts";
 import { type BaseValues, FieldResolver, PER_SHARE_BASIS, trailingValues } from "./statement-values.ts";
 import { type FilingSummary, listFilings, sharesOutstanding } from "./xbrl-filings.ts";
 import { scanFacts } from "./xbrl-scan.ts";
@@ -66,6 +66,8 @@ export interface ComputedStatements {
   income_statement: StatementPeriod<IncomeStatementField>[];
   filings: FilingSummary[];
   shares_outstanding: SharesObservation[];
+  /** The company's splits: from its share counts and from its restated comparatives (splits.ts). */
+  splits: SplitEvent[];
 }
 
 interface PeriodValues {
@@ -100,9 +102,11 @@ export function computeStatements(
     income_statement: [],
     filings: listFilings(scan, company.documents),
     shares_outstanding: sharesOutstanding(company),
+    splits: [],
   };
   if (currency === null) return out;
-  const splits = inferSplits(out.shares_outstanding);
+  const splits = mergeSplits(inferSplits(out.shares_outstanding), splitsFromRestatements(company));
+  out.splits = splits;
   const periods = computePeriods(company, buildFiscalCalendar(scan), currency, splits);
   const reports = (field: string) => periods.some((p) => (p.base.get(field)?.value ?? null) !== null);
   const traits = {
