@@ -5,7 +5,7 @@
  */
 export const CALCULATION_VERSION = {
   metrics: "metrics-2026.11.25",
-  growth: "growth-2026.11.5",
+  growth: "growth-2026.11.25",
   capital_allocation: "capital-allocation-2026.11.25",
   owner_earnings: "owner-earnings-2026.11.25",
   valuation: "valuation-2026.11.25",

@@ -48,7 +48,7 @@ describe("growth from the annual history", () => {
   test("is dated by the latest annual period", () => {
     expect(result?.metadata.as_of_date).toBe("2023-12-31");
     expect(result?.metadata.period_type).toBe("annual");
-    expect(result?.metadata.calculation_version).toBe("growth-2026.11.5");
+    expect(result?.metadata.calculation_version).toBe("growth-2026.11.25");
   });
   test("revenue: 1y change and 3y/5y CAGR", () => {
     expect(g?.revenue_growth_1y).toBeCloseTo(0.2, 12); // 248.832 / 207.36 − 1
