@@ -6,7 +6,7 @@ const ALLOW = "GET, HEAD";
 /** Query parameters that look like an API key: refused, never used (keys in URLs end up in logs). */
 const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
 /**
- * Query parameters that are counts on every endpoint (spec §4.3: positive integers): digits
+ * Query parameters that are counts on every endpoint (positive integers, docs/api.md): digits
  * only, so that `1e1`, `0x5`, `+5`, ` 5` or `1.0` are refused rather than read as numbers; the
  * route's schema then checks the range.
  */

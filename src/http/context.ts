@@ -1,34 +1,8 @@
 import type { Reservation } from "../accounts/billing.ts";
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo, IdempotentResponse } from "../accounts/store.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
+import type { Answer } from "./body.ts";
 import type { Endpoint } from "./pricing.ts";
-
-/**
- * What the HTTP edge knows about one request before and after Elysia routes it. Kept in a
- * WeakMap keyed by the Request, so it is gone with the request.
- */
-export interface RequestContext {
-  readonly requestId: string;
-  readonly startedAt: number;
-  readonly key: ApiKeyInfo | null;
-  readonly client: Client;
-  readonly snapshot: LoadedSnapshot | null;
-  endpoint: Endpoint | null;
-  reservation: Reservation | null;
-  /** Set when the call carries an `Idempotency-Key` and is the first of its retries. */
-  idempotency: { key: string; hash: string } | null;
-  /** Set when the debit is committed: the UTC day its usage counts on (a refund takes it back there). */
-  charged: { day: string } | null;
-  /**
-   * Waits for one of the heavy-call slots (see FairGate), held until the routed work ends;
-   * false when the call was abandoned while it waited. Null for calls without a key.
-   */
-  enterHeavy: (() => Promise<boolean>) | null;
-  /** Takes a call waiting for a heavy slot out of the line (set while it waits). */
-  withdraw: (() => void) | null;
-  /** Set when the call's answer no longer counts: its time budget ran out. */
-  abandoned: boolean;
-}
 
 /** What the transport knows of a request's client. */
 export interface Client {
@@ -41,15 +15,71 @@ export interface Client {
 /** A client of no address that never leaves: a request made in-process. */
 export const IN_PROCESS: Client = { address: () => undefined, gone: () => false };
 
-const contexts = new WeakMap<Request, RequestContext>();
+/** The routed part of a call: a fast-path route, or Elysia. A fast-path route answers at once. */
+export type Dispatch = (call: Call) => Answer | Promise<Answer>;
 
-export function setContext(request: Request, context: RequestContext): void {
-  contexts.set(request, context);
+/** A response as an idempotent call's record keeps it, with its debit. */
+export type StoredResponse = Omit<IdempotentResponse, "created_at">;
+
+/** A call that carries an `Idempotency-Key` and is the first of its retries. */
+interface FirstOfRetries {
+  key: string;
+  /** What makes a retry "the same call" (IdempotencyGate.requestHash). */
+  hash: string;
+  /** Hands the response stored with the debit to the retries waiting for it. */
+  finish(response: StoredResponse): void;
+  /** Lets the retries waiting for it run on their own (this call was not charged). */
+  abandon(): void;
 }
 
-/** The context the edge attached to this request. Every routed request has one. */
-export function contextOf(request: Request): RequestContext {
-  const context = contexts.get(request);
-  if (!context) throw new Error("request reached a route without passing the HTTP edge");
-  return context;
+/**
+ * One call, from its arrival at the edge to the report of how its response went out: what the
+ * edge's steps learn of it (edge.ts: admit, authenticate, limit, bill, settle) and what its
+ * route reads. A route served by Elysia finds it by its Request (`callOf`).
+ */
+export class Call {
+  readonly requestId: string = crypto.randomUUID();
+  readonly startedAt: number = performance.now();
+  /** authenticate: the caller's key (null on public paths, and until the key is checked). */
+  key: ApiKeyInfo | null = null;
+  /** The snapshot the call reads, held until its routed work ends; null when none is active. */
+  snapshot: LoadedSnapshot | null = null;
+  /** bill: the endpoint whose price is reserved (null for calls that are not billed). */
+  endpoint: Endpoint | null = null;
+  /** bill: the credits held for the call until settle commits or releases them. */
+  reservation: Reservation | null = null;
+  idempotency: FirstOfRetries | null = null;
+  /** settle: set when the debit is committed; the UTC day its usage counts on (a refund takes it back there). */
+  charged: { day: string } | null = null;
+  /** Header fields the edge adds to the answer: the rate limit's (limit), the credits' (settle). */
+  headers: Record<string, string> = {};
+  /** bill: true while the call holds one of the heavy-call slots (limits.ts FairGate). */
+  heavySlot = false;
+  /** Takes the call out of the line for a heavy-call slot (set while it waits). */
+  withdraw: (() => void) | null = null;
+  /** Set when the call's answer no longer counts: its time budget ran out. */
+  abandoned = false;
+  /** The routed work when it answers later: the call's resources are given back once it ends. */
+  work: Promise<unknown> | null = null;
+
+  constructor(
+    readonly request: Request,
+    readonly url: URL,
+    readonly client: Client,
+    readonly dispatch: Dispatch,
+  ) {}
+}
+
+const calls = new WeakMap<Request, Call>();
+
+/** Lets the routes Elysia runs find the call of the request they are given. */
+export function attachCall(request: Request, call: Call): void {
+  calls.set(request, call);
+}
+
+/** The call the edge attached to this request. Every request Elysia routes has one. */
+export function callOf(request: Request): Call {
+  const call = calls.get(request);
+  if (!call) throw new Error("request reached a route without passing the HTTP edge");
+  return call;
 }

@@ -1,19 +1,17 @@
 import { createHash } from "node:crypto";
-import type { AccountsStore, IdempotentResponse } from "../accounts/store.ts";
+import type { AccountsStore } from "../accounts/store.ts";
+import { ApiError, invalidParameter, problemResponse } from "../errors.ts";
+import type { Call, StoredResponse } from "./context.ts";
 
 /** How long a remembered response is replayed. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** What a call made with an `Idempotency-Key` does. */
-export type IdempotencyDecision =
-  | { kind: "replay"; response: Omit<IdempotentResponse, "created_at"> }
+type IdempotencyDecision =
+  | { kind: "replay"; response: StoredResponse }
   | { kind: "conflict" }
-  | {
-      kind: "proceed";
-      finish: (response: Omit<IdempotentResponse, "created_at">) => void;
-      abandon: () => void;
-    };
+  | { kind: "proceed"; finish: (response: StoredResponse) => void; abandon: () => void };
 
 /**
  * Retries of a billed call with the same `Idempotency-Key` (per user, 24 h) get the first
@@ -23,10 +21,7 @@ export type IdempotencyDecision =
  * conflict (409).
  */
 export class IdempotencyGate {
-  private readonly running = new Map<
-    string,
-    { hash: string; done: Promise<Omit<IdempotentResponse, "created_at"> | null> }
-  >();
+  private readonly running = new Map<string, { hash: string; done: Promise<StoredResponse | null> }>();
 
   constructor(
     private readonly store: AccountsStore,
@@ -61,14 +56,14 @@ export class IdempotencyGate {
     const stored = this.store.findIdempotent(userId, key, since);
     if (stored)
       return stored.request_hash === hash ? { kind: "replay", response: stored } : { kind: "conflict" };
-    let resolve: (r: Omit<IdempotentResponse, "created_at"> | null) => void = () => {};
-    const done = new Promise<Omit<IdempotentResponse, "created_at"> | null>((r) => {
+    let resolve: (r: StoredResponse | null) => void = () => {};
+    const done = new Promise<StoredResponse | null>((r) => {
       resolve = r;
     });
     this.running.set(slot, { hash, done });
     let settled = false;
     // Once only: a call may be both finished and, in its cleanup, abandoned.
-    const settle = (response: Omit<IdempotentResponse, "created_at"> | null) => {
+    const settle = (response: StoredResponse | null) => {
       if (settled) return;
       settled = true;
       this.running.delete(slot);
@@ -81,4 +76,41 @@ export class IdempotencyGate {
   purge(): number {
     return this.store.purgeIdempotent(new Date(this.now() - IDEMPOTENCY_TTL_MS).toISOString());
   }
+}
+
+/**
+ * The answer to a call with an `Idempotency-Key` header before it runs: a 400 for a malformed
+ * key, a 409 for a key used with other parameters, the first call's response replayed (free);
+ * or null when this call runs, as the first of its retries (`call.idempotency` then says how
+ * settle hands its response to them).
+ */
+export async function beginIdempotent(
+  gate: IdempotencyGate,
+  call: Call,
+  userId: string,
+  value: string,
+): Promise<Response | null> {
+  if (!IdempotencyGate.isValidKey(value)) {
+    const error = invalidParameter("header", "Idempotency-Key", "must be 1 to 255 visible ASCII characters");
+    return problemResponse(error, call.requestId);
+  }
+  const hash = IdempotencyGate.requestHash(call.url);
+  const decision = await gate.decide(userId, value, hash);
+  if (decision.kind === "conflict") {
+    const error = new ApiError("idempotency_conflict", "this Idempotency-Key was used with other parameters");
+    return problemResponse(error, call.requestId);
+  }
+  if (decision.kind === "replay") {
+    const { status, content_type, body } = decision.response;
+    return new Response(body, {
+      status,
+      headers: {
+        "content-type": content_type ?? "application/json",
+        "idempotent-replayed": "true",
+        "x-credits-charged": "0",
+      },
+    });
+  }
+  call.idempotency = { key: value, hash, finish: decision.finish, abandon: decision.abandon };
+  return null;
 }

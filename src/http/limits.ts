@@ -3,7 +3,7 @@
  * process, and restart with it.
  */
 
-export type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; reason: string };
+type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; reason: string };
 
 interface Bucket {
   tokens: number;

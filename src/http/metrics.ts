@@ -7,7 +7,7 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as con
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/;
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** The bearer token that unlocks /metrics; null disables it (404). */
   token: string | null;
   /** The manifest of the snapshot being served, if any. */

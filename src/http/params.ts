@@ -4,7 +4,6 @@ import { isTickerLike, MAX_TICKER_LENGTH } from "../domain/tickers.ts";
 import { ApiError, invalidParameter } from "../errors.ts";
 import type { Security } from "../query/securities.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
-import { contextOf } from "./context.ts";
 
 /**
  * Parameter schemas shared by routes (TypeBox: validation and OpenAPI in one). Each carries
@@ -92,12 +91,7 @@ export function orderedRange(start: string | null, end: string | null, names: [s
   if (start && end && start > end) throw invalidParameter("query", names[0], `must not be after ${names[1]}`);
 }
 
-/** The snapshot this request reads; 503 when none is active. */
-export function snapshotOf(request: Request): LoadedSnapshot {
-  return requireSnapshot(contextOf(request).snapshot);
-}
-
-/** The snapshot of a request context; 503 when none is active. */
+/** The snapshot a call reads; 503 when none is active. */
 export function requireSnapshot(snapshot: LoadedSnapshot | null): LoadedSnapshot {
   if (!snapshot)
     throw new ApiError("unavailable", "no data snapshot is active yet; import one with `stockd import`");

@@ -29,19 +29,3 @@ export const PRICING = {
 } as const satisfies Record<string, number>;
 
 export type Endpoint = keyof typeof PRICING;
-
-/**
- * Endpoints answered by queries over the snapshot's tables (DuckDB) rather than from memory:
- * their calls share the heavy-call slots, in turn by user (limits.ts FairGate).
- */
-export const HEAVY: ReadonlySet<Endpoint> = new Set<Endpoint>([
-  "secfiling",
-  "sec_filings",
-  "balance_sheet",
-  "cash_flow_statement",
-  "income_statement",
-  "insider_tradings",
-  "valuation_history",
-  "valuation_points",
-  "calendar",
-]);

@@ -8,7 +8,7 @@ import {
 import type { Socket } from "node:net";
 import { ApiError, problem } from "../errors.ts";
 import type { Client } from "./context.ts";
-import type { Reply } from "./edge.ts";
+import type { Reply } from "./settle.ts";
 
 /**
  * Every request URL is read against this origin: routing never depends on `Host`, which is
@@ -33,7 +33,7 @@ const CUT_OFF_SETTLE_MS = 1_000;
 const MAX_CONNECTIONS = 10_000;
 
 /** What the transport serves: the HTTP edge. */
-export interface Exchange {
+interface Exchange {
   /** Answers one request; never throws. */
   handle(request: Request, client: Client): Reply | Promise<Reply>;
   /**
@@ -43,7 +43,7 @@ export interface Exchange {
   delivered(reply: Reply, delivered: boolean): void;
 }
 
-export interface Transport {
+interface Transport {
   server: Server;
   /** Calls answered but not yet delivered or dropped. */
   inFlight(): number;
@@ -191,7 +191,7 @@ async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
   return res.writableFinished || before(res, "finish");
 }
 
-/** A reply's body as one piece to write: a routed Response read, a direct route's pieces joined. */
+/** A reply's body as one piece to write: a routed Response read, a fast-path route's pieces joined. */
 async function bodyBytes(body: Reply["body"]): Promise<string | Uint8Array | null> {
   if (body === null || typeof body === "string") return body;
   if (body instanceof Response) return body.bytes();

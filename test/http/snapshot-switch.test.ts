@@ -25,7 +25,7 @@ test("activating another snapshot under load switches without failing a request 
   const seen = new Set<string>();
   const seenPrices = new Set<string>();
   const today = new Date().toISOString().slice(0, 10);
-  // Through Elysia (quote) and through the direct routes (price, metrics: bodies held per snapshot).
+  // Through Elysia (quote) and on the fast path (price, metrics: bodies held per snapshot).
   const paths = [
     "/securities/DWGT/quote",
     `/stocks/DWGT/price?start_date=2025-01-01&end_date=${today}`,

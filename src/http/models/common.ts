@@ -26,7 +26,7 @@ export const Pagination = t.Object({
   total_pages: t.Integer(),
 });
 
-/** Spec §2.1. */
+/** A security as every listing shows it (search, insider trades). */
 export const SecurityRecord = t.Object({
   name: t.String(),
   ticker: t.String(),

@@ -4,7 +4,7 @@ import type { CompanyRow } from "../../query/companies.ts";
 import type { Security } from "../../query/securities.ts";
 import { Nullable, StrOrNull } from "./common.ts";
 
-/** Spec §2.2, with the extra fields the spec allows ("and possibly other fields"). */
+/** A company profile: `identity` and `general`, plus filer details from SEC submissions (docs/api.md). */
 export const Profile = t.Object({
   identity: t.Object({
     company_id: StrOrNull,

@@ -1,7 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
-import { ApiError, problemResponse } from "../../errors.ts";
+import { ApiError, invalidParameter, problemResponse } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { contextOf } from "../context.ts";
+import { callOf } from "../context.ts";
 import { parseRule } from "../params.ts";
 
 /**
@@ -10,7 +10,7 @@ import { parseRule } from "../params.ts";
  */
 export function errorsPlugin(log: Logger) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
-    const requestId = contextOf(request).requestId;
+    const requestId = callOf(request).requestId;
     if (error instanceof ValidationError) return problemResponse(fromValidation(error, request), requestId);
     if (code === "NOT_FOUND") return problemResponse(new ApiError("not_found", "no such route"), requestId);
     if (code === "PARSE")
@@ -32,13 +32,11 @@ export function errorResponse(error: unknown, requestId: string, log: Logger): R
   );
 }
 
+/** The parameter a validation failure names (the schema's `error`, see params.ts), "is required" when absent. */
 function fromValidation(error: ValidationError, request: Request): ApiError {
   const where = error.type === "params" ? "path" : error.type === "headers" ? "header" : "query";
   const rule = parseRule(error.customError);
   if (!rule) return new ApiError("invalid_parameter", "the request parameters are invalid");
   const given = where !== "query" || new URL(request.url).searchParams.has(rule.name);
-  const message = given ? rule.message : "is required";
-  return new ApiError("invalid_parameter", `${rule.name}: ${message}`, [
-    { in: where, name: rule.name, message },
-  ]);
+  return invalidParameter(where, rule.name, given ? rule.message : "is required");
 }

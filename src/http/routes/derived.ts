@@ -1,15 +1,12 @@
-import { Elysia, type TSchema, t } from "elysia";
-import type { Billing } from "../../accounts/billing.ts";
+import { type TSchema, t } from "elysia";
 import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
 import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/derived.ts";
-import { DirectRoute, JSON_TYPE } from "../direct.ts";
-import { errorResponses } from "../models/common.ts";
+import { JSON_TYPE } from "../body.ts";
 import * as Models from "../models/derived.ts";
-import { Params, resolveSecurity, snapshotOf } from "../params.ts";
-import { billingPlugin } from "../plugins/billing.ts";
+import { Params, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
-import { operation } from "./operation.ts";
+import { defineRoute, type Route } from "../route.ts";
 
 interface DerivedRoute {
   path: string;
@@ -123,33 +120,6 @@ const ROUTES: DerivedRoute[] = [
   },
 ];
 
-/** The derived routes whose bodies are in memory: answered directly (see direct.ts). */
-export const derivedDirectRoutes: DirectRoute[] = ROUTES.filter((r) => isInMemory(r.kind)).map(
-  (route) =>
-    new DirectRoute({
-      path: route.path,
-      endpoint: route.endpoint,
-      params: paramsOf(route),
-      response: route.schema,
-      detail: operation(route.endpoint, route.summary, route.description),
-      body(snapshot, values) {
-        const security = resolveSecurity(snapshot, (values.symbol ?? values.ticker) as string);
-        const body = derivedInMemory(snapshot, route.kind, security.security_id);
-        if (body === null) throw notFound(route, security.ticker);
-        return body;
-      },
-    }),
-);
-
-/** Every endpoint that serves a document computed at import time. */
-export function derivedRoutes(billing: Billing) {
-  const app = new Elysia({ name: "routes.derived" });
-  // `use` registers on the instance; the routes' types are not needed downstream.
-  for (const route of derivedDirectRoutes) app.use(route.elysia(billing));
-  for (const route of ROUTES.filter((r) => !isInMemory(r.kind))) app.use(derivedRoute(billing, route));
-  return app;
-}
-
 function paramsOf(route: DerivedRoute) {
   return route.param === "symbol"
     ? t.Object({ symbol: Params.ticker("symbol") })
@@ -160,23 +130,41 @@ function notFound(route: DerivedRoute, ticker: string): ApiError {
   return new ApiError("not_found", `no ${route.summary.toLowerCase()} for ${ticker}`);
 }
 
-/** A route whose body is read from Parquet per call, served as stored: no re-serialisation. */
-function derivedRoute(billing: Billing, route: DerivedRoute) {
-  return new Elysia({ name: `routes.derived.${route.kind}` }).use(billingPlugin(billing)).get(
-    route.path,
-    async ({ params, request }) => {
-      const snapshot = snapshotOf(request);
-      const ticker = "symbol" in params ? params.symbol : params.ticker;
-      const security = resolveSecurity(snapshot, ticker);
+/** A document held in memory: served on the fast path, as stored. */
+function inMemoryRoute(route: DerivedRoute): Route {
+  return defineRoute({
+    ...described(route),
+    fastPath: true,
+    handler({ snapshot, params }) {
+      const security = resolveSecurity(snapshot, "symbol" in params ? params.symbol : params.ticker);
+      const body = derivedInMemory(snapshot, route.kind, security.security_id);
+      if (body === null) throw notFound(route, security.ticker);
+      return body;
+    },
+  });
+}
+
+/** A document read from Parquet per call (a heavy call), served as stored: no re-serialisation. */
+function onDiskRoute(route: DerivedRoute): Route {
+  return defineRoute({
+    ...described(route),
+    heavy: true,
+    async handler({ snapshot, params }) {
+      const security = resolveSecurity(snapshot, "symbol" in params ? params.symbol : params.ticker);
       const body = await derivedOnDisk(snapshot, route.kind, security.security_id);
       if (body === null) throw notFound(route, security.ticker);
       return new Response(body, { headers: { "content-type": JSON_TYPE } });
     },
-    {
-      billed: route.endpoint,
-      params: paramsOf(route),
-      response: { 200: route.schema, ...errorResponses },
-      detail: operation(route.endpoint, route.summary, route.description),
-    },
-  );
+  });
 }
+
+function described(route: DerivedRoute) {
+  const { path, endpoint, schema: response, summary, description } = route;
+  return { path, endpoint, params: paramsOf(route), response, summary, description };
+}
+
+/** Every endpoint that serves a document computed at import time; those held in memory first. */
+export const derivedRoutes = [
+  ...ROUTES.filter((r) => isInMemory(r.kind)).map(inMemoryRoute),
+  ...ROUTES.filter((r) => !isInMemory(r.kind)).map(onDiskRoute),
+];

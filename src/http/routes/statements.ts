@@ -1,13 +1,11 @@
-import { Elysia, t } from "elysia";
-import type { Billing } from "../../accounts/billing.ts";
+import { t } from "elysia";
 import { STATEMENT_FIELDS, type StatementKind } from "../../domain/statements.ts";
 import { ApiError, invalidParameter } from "../../errors.ts";
 import { getStatementPeriods, type PeriodFilter } from "../../query/statements.ts";
-import { errorResponses, Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
-import { calendarDate, orderedRange, Params, queryParams, resolveSecurity, snapshotOf } from "../params.ts";
-import { billingPlugin } from "../plugins/billing.ts";
+import { Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
+import { calendarDate, orderedRange, Params, queryParams, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
-import { operation } from "./operation.ts";
+import { defineRoute } from "../route.ts";
 
 interface Statement {
   kind: StatementKind;
@@ -102,21 +100,35 @@ function periodSchema(kind: StatementKind) {
   });
 }
 
-/** /stocks/{symbol}/balance-sheet, /cash-flow-statement and /income-statement. */
-export function statementsRoutes(billing: Billing) {
-  const [balance, cashFlow, income] = STATEMENTS as [Statement, Statement, Statement];
-  return new Elysia({ name: "routes.statements" })
-    .use(statementRoute(billing, balance))
-    .use(statementRoute(billing, cashFlow))
-    .use(statementRoute(billing, income));
-}
-
-function statementRoute(billing: Billing, { kind, path, endpoint, title }: Statement) {
+function statementRoute({ kind, path, endpoint, title }: Statement) {
   const Body = t.Object({ symbol: t.String(), periods: t.Array(periodSchema(kind)) });
-  return new Elysia({ name: `routes.statements.${kind}` }).use(billingPlugin(billing)).get(
-    `/stocks/:symbol/${path}`,
-    async ({ params, query, request }) => {
-      const snapshot = snapshotOf(request);
+  return defineRoute({
+    path: `/stocks/:symbol/${path}`,
+    endpoint,
+    heavy: true,
+    params: t.Object({ symbol: Params.ticker("symbol") }),
+    query: queryParams({
+      // No schema default: it would hide whether the call gave period_type or timeframe.
+      period_type: t.Optional(
+        t.Union(PERIOD_TYPE.anyOf, {
+          description: "annual (default), quarterly or ttm",
+          error: "period_type: must be annual, quarterly or ttm",
+        }),
+      ),
+      timeframe: t.Optional(
+        t.Union(PERIOD_TYPE.anyOf, {
+          description: "another name for period_type",
+          error: "timeframe: must be annual, quarterly or ttm",
+        }),
+      ),
+      start: t.Optional(Params.date("start", "first fiscal year: the year of this date, inclusive")),
+      end: t.Optional(Params.date("end", "last fiscal year: the year of this date, inclusive")),
+      limit: Params.positiveInt("limit", "number of periods", 10, 100),
+    }),
+    response: Body,
+    summary: title,
+    description: DESCRIPTION,
+    async handler({ snapshot, params, query }) {
       const security = resolveSecurity(snapshot, params.symbol);
       const periods = security.cik
         ? await getStatementPeriods(snapshot, kind, security.cik, periodFilter(query))
@@ -125,29 +137,8 @@ function statementRoute(billing: Billing, { kind, path, endpoint, title }: State
       // The statement object's key is the kind, which TypeScript cannot follow through the loop.
       return { symbol: security.ticker, periods } as unknown as typeof Body.static;
     },
-    {
-      billed: endpoint,
-      params: t.Object({ symbol: Params.ticker("symbol") }),
-      query: queryParams({
-        // No schema default: it would hide whether the call gave period_type or timeframe.
-        period_type: t.Optional(
-          t.Union(PERIOD_TYPE.anyOf, {
-            description: "annual (default), quarterly or ttm",
-            error: "period_type: must be annual, quarterly or ttm",
-          }),
-        ),
-        timeframe: t.Optional(
-          t.Union(PERIOD_TYPE.anyOf, {
-            description: "another name for period_type",
-            error: "timeframe: must be annual, quarterly or ttm",
-          }),
-        ),
-        start: t.Optional(Params.date("start", "first fiscal year: the year of this date, inclusive")),
-        end: t.Optional(Params.date("end", "last fiscal year: the year of this date, inclusive")),
-        limit: Params.positiveInt("limit", "number of periods", 10, 100),
-      }),
-      response: { 200: Body, ...errorResponses },
-      detail: operation(endpoint, title, DESCRIPTION),
-    },
-  );
+  });
 }
+
+/** /stocks/{symbol}/balance-sheet, /cash-flow-statement and /income-statement. */
+export const statementsRoutes = STATEMENTS.map(statementRoute);

@@ -1,21 +1,10 @@
-import { Elysia, t } from "elysia";
-import type { Billing } from "../../accounts/billing.ts";
+import { t } from "elysia";
 import { ApiError, invalidParameter } from "../../errors.ts";
-import { filingUrl, hasFilings, listFilings } from "../../query/filings.ts";
-import { DirectRoute } from "../direct.ts";
-import { errorResponses, NumOrNull, StrOrNull } from "../models/common.ts";
+import { type FilingRow, filingUrl, hasFilings, listFilings } from "../../query/filings.ts";
+import { NumOrNull, StrOrNull } from "../models/common.ts";
 import { Profile, profileOf } from "../models/profile.ts";
-import {
-  calendarDate,
-  orderedRange,
-  Params,
-  queryParams,
-  resolveSecurity,
-  snapshotOf,
-  todayUtc,
-} from "../params.ts";
-import { billingPlugin } from "../plugins/billing.ts";
-import { operation } from "./operation.ts";
+import { calendarDate, orderedRange, Params, queryParams, resolveSecurity, todayUtc } from "../params.ts";
+import { defineRoute } from "../route.ts";
 
 const PriceRow = t.Object({
   date: t.String(),
@@ -40,19 +29,17 @@ const SymbolFiling = t.Object({
 
 const symbolParam = t.Object({ symbol: Params.ticker("symbol") });
 
-/** `/stocks/{symbol}/profile`: built once per security and snapshot, then served as stored. */
-export const profileRoute = new DirectRoute({
+/** Built once per security and snapshot, then served as stored. */
+const profile = defineRoute({
   path: "/stocks/:symbol/profile",
   endpoint: "profile",
+  fastPath: true,
   params: symbolParam,
   response: Profile,
-  detail: operation(
-    "profile",
-    "Company profile",
-    "Identity and general profile from SEC submissions and listings.",
-  ),
-  body(snapshot, { symbol }) {
-    const security = resolveSecurity(snapshot, symbol as string);
+  summary: "Company profile",
+  description: "Identity and general profile from SEC submissions and listings.",
+  handler({ snapshot, params }) {
+    const security = resolveSecurity(snapshot, params.symbol);
     return snapshot.body("profile", security.security_id, () => {
       const company = security.cik ? (snapshot.companies.get(security.cik) ?? null) : null;
       return JSON.stringify(profileOf(security, company));
@@ -60,25 +47,24 @@ export const profileRoute = new DirectRoute({
   },
 });
 
-/** `/stocks/{symbol}/price`: a window of the memory-mapped daily rows. */
-export const priceRoute = new DirectRoute({
+/** A window of the memory-mapped daily rows. */
+const price = defineRoute({
   path: "/stocks/:symbol/price",
   endpoint: "price",
+  fastPath: true,
   params: symbolParam,
   query: queryParams({
     start_date: Params.date("start_date", "first date, inclusive"),
     end_date: Params.date("end_date", "last date, inclusive; not later than today"),
   }),
   response: t.Array(PriceRow),
-  detail: operation(
-    "price",
-    "Daily prices",
+  summary: "Daily prices",
+  description:
     "Daily OHLCV rows in [start_date, end_date], ascending by date. Prices as imported (split-adjusted for Yahoo sources).",
-  ),
-  body(snapshot, { symbol }, query) {
-    const security = resolveSecurity(snapshot, symbol as string);
-    const start = calendarDate(query.start_date as string, "start_date");
-    const end = calendarDate(query.end_date as string, "end_date");
+  handler({ snapshot, params, query }) {
+    const security = resolveSecurity(snapshot, params.symbol);
+    const start = calendarDate(query.start_date, "start_date");
+    const end = calendarDate(query.end_date, "end_date");
     if (end > todayUtc()) throw invalidParameter("query", "end_date", "must not be later than today");
     orderedRange(start, end, ["start_date", "end_date"]);
     if (!snapshot.prices.has(security.security_id)) {
@@ -88,62 +74,54 @@ export const priceRoute = new DirectRoute({
   },
 });
 
-/** /stocks/{symbol}/profile, /price and /secfiling. */
-export function stocksRoutes(billing: Billing) {
-  return new Elysia({ name: "routes.stocks" })
-    .use(billingPlugin(billing))
-    .use(profileRoute.elysia(billing))
-    .use(priceRoute.elysia(billing))
-    .get(
-      "/stocks/:symbol/secfiling",
-      async ({ params, query, request }) => {
-        const snapshot = snapshotOf(request);
-        const security = resolveSecurity(snapshot, params.symbol);
-        const filter = {
-          cik: security.cik,
-          form: query.form_type,
-          accessionNumber: null,
-          start: null,
-          end: null,
-        };
-        const { rows } = security.cik ? await listFilings(snapshot, filter, 1, query.limit) : { rows: [] };
-        // No filing of this form is an empty list; no filing at all is no data of the kind.
-        if (rows.length === 0 && !(security.cik && (await hasFilings(snapshot, security.cik)))) {
-          throw new ApiError("not_found", `no SEC filings for ${security.ticker}`);
-        }
-        return {
-          symbol: security.ticker,
-          // Forms match in any case; EDGAR writes them in capitals.
-          form_type: query.form_type.toUpperCase(),
-          filings: rows.map((f) => ({
-            accession_number: f.accession_number,
-            cik: f.cik,
-            form_type: f.form,
-            filing_date: f.filing_date,
-            report_date: f.report_date,
-            acceptance_date_time: f.acceptance_date_time,
-            primary_document: f.primary_document,
-            description: f.primary_doc_description,
-            filing_url: filingUrl(f),
-          })),
-        };
-      },
-      {
-        billed: "secfiling",
-        params: symbolParam,
-        query: queryParams({
-          form_type: Params.text("form_type", "form type, e.g. 10-K, 10-Q, 8-K, 4", 20, "10-K"),
-          limit: Params.positiveInt("limit", "number of filings", 20, 1000),
-        }),
-        response: {
-          200: t.Object({ symbol: t.String(), form_type: t.String(), filings: t.Array(SymbolFiling) }),
-          ...errorResponses,
-        },
-        detail: operation(
-          "secfiling",
-          "Filings of one company",
-          "Filing metadata of one form type, newest first.",
-        ),
-      },
-    );
+const secfiling = defineRoute({
+  path: "/stocks/:symbol/secfiling",
+  endpoint: "secfiling",
+  heavy: true,
+  params: symbolParam,
+  query: queryParams({
+    form_type: Params.text("form_type", "form type, e.g. 10-K, 10-Q, 8-K, 4", 20, "10-K"),
+    limit: Params.positiveInt("limit", "number of filings", 20, 1000),
+  }),
+  response: t.Object({ symbol: t.String(), form_type: t.String(), filings: t.Array(SymbolFiling) }),
+  summary: "Filings of one company",
+  description: "Filing metadata of one form type, newest first.",
+  async handler({ snapshot, params, query }) {
+    const security = resolveSecurity(snapshot, params.symbol);
+    const filter = {
+      cik: security.cik,
+      form: query.form_type,
+      accessionNumber: null,
+      start: null,
+      end: null,
+    };
+    const { rows } = security.cik ? await listFilings(snapshot, filter, 1, query.limit) : { rows: [] };
+    // No filing of this form is an empty list; no filing at all is no data of the kind.
+    if (rows.length === 0 && !(security.cik && (await hasFilings(snapshot, security.cik)))) {
+      throw new ApiError("not_found", `no SEC filings for ${security.ticker}`);
+    }
+    // Forms match in any case; EDGAR writes them in capitals.
+    return {
+      symbol: security.ticker,
+      form_type: query.form_type.toUpperCase(),
+      filings: rows.map(symbolFiling),
+    };
+  },
+});
+
+function symbolFiling(f: FilingRow) {
+  return {
+    accession_number: f.accession_number,
+    cik: f.cik,
+    form_type: f.form,
+    filing_date: f.filing_date,
+    report_date: f.report_date,
+    acceptance_date_time: f.acceptance_date_time,
+    primary_document: f.primary_document,
+    description: f.primary_doc_description,
+    filing_url: filingUrl(f),
+  };
 }
+
+/** /stocks/{symbol}/profile, /price and /secfiling. */
+export const stocksRoutes = [profile, price, secfiling];

@@ -1,11 +1,9 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Billing } from "../../accounts/billing.ts";
 import type { AccountsStore } from "../../accounts/store.ts";
 import { ApiError } from "../../errors.ts";
-import { contextOf } from "../context.ts";
-import { errorResponses, StrOrNull } from "../models/common.ts";
-import { billingPlugin } from "../plugins/billing.ts";
-import { operation } from "./operation.ts";
+import { StrOrNull } from "../models/common.ts";
+import { defineRoute, type Route } from "../route.ts";
 
 const Health = t.Object({
   status: t.Literal("ok"),
@@ -29,66 +27,61 @@ const Account = t.Object({
   }),
 });
 
+const health = defineRoute({
+  path: "/health",
+  endpoint: "health",
+  public: true,
+  response: Health,
+  summary: "Health",
+  description: "Liveness and the active snapshot. No key needed; 503 while no snapshot is active.",
+  handler({ call }) {
+    const snapshot = call.snapshot;
+    if (!snapshot) throw new ApiError("unavailable", "no data snapshot is active");
+    const { id, data_as_of, created_at } = snapshot.manifest;
+    return {
+      status: "ok" as const,
+      snapshot_id: id,
+      data_as_of,
+      snapshot_created_at: created_at,
+      time: new Date().toISOString(),
+    };
+  },
+});
+
+function account(billing: Billing, accounts: AccountsStore) {
+  return defineRoute({
+    path: "/account",
+    endpoint: "account",
+    response: Account,
+    summary: "Your account",
+    description:
+      "Balance, credits held by calls in flight, the key in use and usage by endpoint over the last 30 UTC days (today included).",
+    handler({ call }) {
+      const key = call.key;
+      const user = key ? accounts.findUser(key.user_id) : null;
+      if (!key || !user) throw new ApiError("unauthorized", "a valid API key is required");
+      // The last 30 UTC days, today included.
+      const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const byEndpoint = accounts.usageSince(user.id, since);
+      const reserved = billing.heldFor(user.id);
+      return {
+        user_id: user.id,
+        email: user.email,
+        balance: user.balance,
+        reserved,
+        available: user.balance - reserved,
+        key: { id: key.id, prefix: key.prefix, name: key.name, expires_at: key.expires_at },
+        usage_30d: {
+          calls: byEndpoint.reduce((n, e) => n + e.calls, 0),
+          credits: byEndpoint.reduce((n, e) => n + e.credits, 0),
+          by_endpoint: byEndpoint,
+        },
+      };
+    },
+  });
+}
+
 /** /health (no key, free) and /account (key, free). */
-export function systemRoutes(billing: Billing, accounts: AccountsStore) {
-  return new Elysia({ name: "routes.system" })
-    .use(billingPlugin(billing))
-    .get(
-      "/health",
-      ({ request }) => {
-        const snapshot = contextOf(request).snapshot;
-        if (!snapshot) throw new ApiError("unavailable", "no data snapshot is active");
-        const { id, data_as_of, created_at } = snapshot.manifest;
-        return {
-          status: "ok" as const,
-          snapshot_id: id,
-          data_as_of,
-          snapshot_created_at: created_at,
-          time: new Date().toISOString(),
-        };
-      },
-      {
-        response: { 200: Health, 503: errorResponses[503] },
-        detail: operation(
-          "health",
-          "Health",
-          "Liveness and the active snapshot. No key needed; 503 while no snapshot is active.",
-        ),
-      },
-    )
-    .get(
-      "/account",
-      ({ request }) => {
-        const key = contextOf(request).key;
-        if (!key) throw new ApiError("unauthorized", "a valid API key is required");
-        const user = accounts.findUser(key.user_id);
-        if (!user) throw new ApiError("unauthorized", "a valid API key is required");
-        // The last 30 UTC days, today included.
-        const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-        const byEndpoint = accounts.usageSince(user.id, since);
-        const reserved = billing.heldFor(user.id);
-        return {
-          user_id: user.id,
-          email: user.email,
-          balance: user.balance,
-          reserved,
-          available: user.balance - reserved,
-          key: { id: key.id, prefix: key.prefix, name: key.name, expires_at: key.expires_at },
-          usage_30d: {
-            calls: byEndpoint.reduce((n, e) => n + e.calls, 0),
-            credits: byEndpoint.reduce((n, e) => n + e.credits, 0),
-            by_endpoint: byEndpoint,
-          },
-        };
-      },
-      {
-        billed: "account",
-        response: { 200: Account, ...errorResponses },
-        detail: operation(
-          "account",
-          "Your account",
-          "Balance, credits held by calls in flight, the key in use and usage by endpoint over the last 30 UTC days (today included).",
-        ),
-      },
-    );
+export function systemRoutes(billing: Billing, accounts: AccountsStore): Route[] {
+  return [health, account(billing, accounts)];
 }

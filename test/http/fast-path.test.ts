@@ -1,7 +1,7 @@
 /**
- * The direct routes (http/direct.ts) are matched by the app and served without Elysia; the same
- * definitions are registered in Elysia, which `viaElysia` reaches for every path. Both
- * paths must answer every request alike: status, body (but the request id), content type
+ * The fast-path routes (`fastPath: true`, http/fast-path.ts) are matched by the edge and served
+ * without Elysia; Elysia holds the same definitions, and `viaElysia` reaches it for every path.
+ * Both paths must answer every request alike: status, body (but the request id), content type
  * and what is charged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -85,17 +85,17 @@ async function expectReplayed(path: string, key: string, idempotencyKey: string,
   expect(replay.headers.get("idempotent-replayed")).toBe("true");
 }
 
-describe("direct routes", () => {
-  test("the direct path and Elysia answer every request alike", async () => {
+describe("fast-path routes", () => {
+  test("the fast path and Elysia answer every request alike", async () => {
     const viaServer = server.newKey(1_000);
     const viaEdge = edge.newKey(1_000);
     for (const path of PATHS) {
-      const direct = await answerOf(await server.get(path, viaServer.key));
+      const fast = await answerOf(await server.get(path, viaServer.key));
       const headers = { authorization: `Bearer ${viaEdge.key}` };
       const routed = await answerOf(
         await edge.handle(new Request(`http://stockd.test${path}`, { headers }), "127.0.0.1"),
       );
-      expect(direct, path).toEqual(routed);
+      expect(fast, path).toEqual(routed);
     }
     const successes = (await Promise.all(PATHS.map((p) => server.get(p, viaServer.key)))).filter(
       (r) => r.status === 200,

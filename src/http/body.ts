@@ -1,0 +1,41 @@
+/** The content type of every JSON body the routes return as text. */
+export const JSON_TYPE = "application/json;charset=utf-8";
+
+/**
+ * A 200 body as a fast-path route makes it: JSON text, or its pieces in order (a price window:
+ * the brackets around rows that are a view of a memory-mapped file, see PriceStore).
+ */
+export type BodyBytes = string | Uint8Array[];
+
+/** A body's length in bytes (UTF-8 for text). */
+export function byteLength(body: BodyBytes): number {
+  if (typeof body === "string") return Buffer.byteLength(body);
+  let size = 0;
+  for (const piece of body) size += piece.byteLength;
+  return size;
+}
+
+/** The body as a Response takes it whole: the text, or the pieces copied into one Blob. */
+export const wholeBody = (body: BodyBytes): string | Blob =>
+  typeof body === "string" ? body : new Blob(body);
+
+/** A fast-path route's 200 body; made into a reply once every header field is known. */
+export class Body {
+  constructor(readonly bytes: BodyBytes) {}
+}
+
+/** What the routed part of a call answers: a Response (Elysia, errors) or a fast-path route's body. */
+export type Answer = Response | Body;
+
+/** An answer's status. */
+export const statusOf = (answer: Answer): number => (answer instanceof Body ? 200 : answer.status);
+
+/**
+ * An answer's body read once (an idempotent call's record keeps it), and the answer to send,
+ * rebuilt around those bytes.
+ */
+export async function readWhole(answer: Answer): Promise<[Uint8Array, Answer]> {
+  if (answer instanceof Body) return [await new Blob([wholeBody(answer.bytes)]).bytes(), answer];
+  const bytes = await answer.bytes();
+  return [bytes, new Response(bytes, { status: answer.status, headers: answer.headers })];
+}

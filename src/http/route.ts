@@ -1,0 +1,155 @@
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import type { LoadedSnapshot } from "../query/snapshot.ts";
+import { type BodyBytes, JSON_TYPE, wholeBody } from "./body.ts";
+import { type Call, callOf } from "./context.ts";
+import { errorResponses } from "./models/common.ts";
+import { requireSnapshot } from "./params.ts";
+import { type Endpoint, PRICING } from "./pricing.ts";
+
+/** A parameters object's values as its schema types them; none without a schema. */
+type ValuesOf<S> = S extends TObject ? Static<S> : Record<string, never>;
+
+/** A route's path or query parameters schema, if it takes any. */
+type ParamsSchema = TObject | undefined;
+
+/** What a route's handler is given. */
+interface RouteInput<P extends ParamsSchema, Q extends ParamsSchema> {
+  /** The path parameters, valid by the route's schema. */
+  readonly params: ValuesOf<P>;
+  /** The query parameters, valid by the route's schema, defaults filled in. */
+  readonly query: ValuesOf<Q>;
+  /** The snapshot the call reads: 503 when none is active. */
+  readonly snapshot: LoadedSnapshot;
+  readonly call: Call;
+}
+
+interface RouteBase<P extends ParamsSchema, Q extends ParamsSchema, R extends TSchema> {
+  /** The path, `:name` for a path parameter. */
+  path: string;
+  /**
+   * The operation's name in the pricing table. A call costs `PRICING[endpoint]` credits (shown in
+   * the OpenAPI document as `x-credit-cost`): reserved once its parameters are valid, before the
+   * handler runs (402 when the balance does not cover it; edge.ts `bill`); charged when the
+   * answer is a 2xx, before the response is sent (`settle`); given back for any other answer,
+   * and refunded when the response was not delivered (`delivered`).
+   */
+  endpoint: Endpoint;
+  /** No key needed, nothing billed: only /health. */
+  public?: true;
+  params?: P;
+  /** Built with `queryParams` (params.ts): a parameter with a default is not required. */
+  query?: Q;
+  /** The 200 body's schema (the error bodies are problem+json). */
+  response: R;
+  summary: string;
+  description?: string;
+}
+
+/** A route served through Elysia, which validates its parameters and serialises its answer. */
+interface RoutedDefinition<P extends ParamsSchema, Q extends ParamsSchema, R extends TSchema>
+  extends RouteBase<P, Q, R> {
+  fastPath?: false;
+  /**
+   * Answered by a query over the snapshot's tables: once its price is reserved, the call waits
+   * its turn for one of the heavy-call slots (limits.ts FairGate).
+   */
+  heavy?: true;
+  handler(input: RouteInput<P, Q>): Static<R> | Response | Promise<Static<R> | Response>;
+}
+
+/**
+ * A route on the fast path: matched, validated and answered by the edge without Elysia's
+ * per-call work (fast-path.ts); Elysia holds it too, for the OpenAPI document. Its parameters
+ * are strings; its handler answers at once, from the snapshot's memory, with JSON text.
+ */
+interface FastPathDefinition<P extends ParamsSchema, Q extends ParamsSchema, R extends TSchema>
+  extends RouteBase<P, Q, R> {
+  fastPath: true;
+  heavy?: false;
+  handler(input: RouteInput<P, Q>): BodyBytes;
+}
+
+/** A route as the app holds it: its parameters' types erased. */
+export type Route =
+  | RoutedDefinition<ParamsSchema, ParamsSchema, TSchema>
+  | FastPathDefinition<ParamsSchema, ParamsSchema, TSchema>;
+
+/**
+ * The one way to define an endpoint: its path, typed parameters, response schema, price and
+ * handler. The app mounts it in Elysia (validation and the OpenAPI document) and, when it is on
+ * the fast path, in the edge's own matcher.
+ */
+export function defineRoute<
+  R extends TSchema,
+  P extends ParamsSchema = undefined,
+  Q extends ParamsSchema = undefined,
+>(definition: RoutedDefinition<P, Q, R> | FastPathDefinition<P, Q, R>): Route {
+  return definition as Route;
+}
+
+/** The edge's bill step (edge.ts), as a route's call takes it once its parameters are valid. */
+export type Bill = (call: Call, route: Route) => void | Promise<void>;
+
+/** The handler's input; `snapshot` is checked when the handler reads it. */
+function inputOf(call: Call, params: unknown, query: unknown) {
+  return {
+    params,
+    query,
+    call,
+    get snapshot() {
+      return requireSnapshot(call.snapshot);
+    },
+  } as RouteInput<TObject, TObject>;
+}
+
+/** The routes in Elysia, in order (the OpenAPI document lists them so). */
+export function routesPlugin(routes: readonly Route[], bill: Bill) {
+  const app = new Elysia({ name: "routes" });
+  for (const route of routes)
+    app.get(route.path, handlerOf(route), {
+      ...(route.params ? { params: route.params } : {}),
+      ...(route.query ? { query: route.query } : {}),
+      response: route.public
+        ? { 200: route.response, 503: errorResponses[503] }
+        : { 200: route.response, ...errorResponses },
+      detail: operationOf(route),
+      ...(route.public ? {} : { beforeHandle: billHook(route, bill) }),
+    });
+  return app;
+}
+
+/** The route's handler as Elysia calls it (Elysia parses what a handler destructures). */
+function handlerOf(route: Route) {
+  const answer = route.fastPath
+    ? (input: RouteInput<TObject, TObject>) =>
+        new Response(wholeBody(route.handler(input)), { headers: { "content-type": JSON_TYPE } })
+    : (input: RouteInput<TObject, TObject>) => route.handler(input);
+  return ({ params, query, request }: { params: unknown; query: unknown; request: Request }) =>
+    answer(inputOf(callOf(request), params, query));
+}
+
+/**
+ * Elysia's hook that bills a call once its parameters are valid. A heavy route's is async (it
+ * waits for a slot); any other's returns nothing, so that Elysia runs it synchronously.
+ */
+function billHook(route: Route, bill: Bill) {
+  if (route.heavy)
+    return async ({ request }: { request: Request }) => {
+      await bill(callOf(request), route);
+    };
+  return ({ request }: { request: Request }) => {
+    bill(callOf(request), route);
+  };
+}
+
+/** OpenAPI operation details: summary, description, the credit cost and the security scheme. */
+function operationOf(route: Route) {
+  const cost = PRICING[route.endpoint];
+  return {
+    summary: route.summary,
+    description: `${route.description ?? route.summary}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} per successful call.`,
+    "x-credit-cost": cost,
+    security: route.public ? [] : [{ bearer: [] }],
+  };
+}
