@@ -13,9 +13,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { cli, cliJson } from "../test/helpers/cli.ts";
+import { LIFTED_LIMITS, stockdEnv } from "../test/helpers/spawn.ts";
 import { runLoad } from "./lib/loadgen.ts";
 import { loadAverage } from "./lib/machine.ts";
-import { cliJson, stockdCommand, stockdEnv } from "./lib/process.ts";
 import { startStockd } from "./lib/servers.ts";
 import { median, quantileSorted } from "./lib/stats.ts";
 
@@ -58,9 +59,7 @@ interface Figures {
 /** The shipped limits: stockdEnv lifts them for the throughput bench; this bench measures them. */
 function shippedLimitsEnv(): Record<string, string> {
   const env = stockdEnv();
-  for (const name of Object.keys(env)) {
-    if (/^STOCKD_(RATE_LIMIT|MAX_IN_FLIGHT|HEAVY)/.test(name)) delete env[name];
-  }
+  for (const name of Object.keys(LIFTED_LIMITS)) delete env[name];
   return env;
 }
 
@@ -89,21 +88,20 @@ async function victimCalls(url: string, key: string, ms: number) {
 async function measure(root: string): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), "stockd-fairness-"));
   try {
-    const demo = Bun.spawnSync(stockdCommand(root, ["demo", "--data-dir", dataDir]), {
-      cwd: root,
-      env: stockdEnv(),
-    });
-    if (!demo.success) throw new Error(`stockd demo failed: ${demo.stderr.toString()}`);
-    const user = (email: string, keys: number) => {
-      cliJson(root, dataDir, ["users", "create", "--email", email, "--credits", "1000000000"]);
-      return Array.from(
-        { length: keys },
-        (_, i) =>
-          cliJson<{ key: string }>(root, dataDir, ["keys", "create", "--user", email, "--name", `k${i}`]).key,
-      );
+    const opts = { root, cwd: root, dataDir };
+    const demo = await cli(["demo"], opts);
+    if (demo.code !== 0) throw new Error(`stockd demo failed: ${demo.stderr}`);
+    const user = async (email: string, keys: number) => {
+      await cliJson(["users", "create", "--email", email, "--credits", "1000000000"], opts);
+      const made: string[] = [];
+      for (let i = 0; i < keys; i++)
+        made.push(
+          (await cliJson<{ key: string }>(["keys", "create", "--user", email, "--name", `k${i}`], opts)).key,
+        );
+      return made;
     };
-    const [victim] = user("victim@bench.invalid", 1) as [string];
-    const flooder = user("flooder@bench.invalid", FLOOD_KEYS);
+    const [victim] = (await user("victim@bench.invalid", 1)) as [string];
+    const flooder = await user("flooder@bench.invalid", FLOOD_KEYS);
     const server = await startStockd(
       root,
       dataDir,

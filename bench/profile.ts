@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   mkdirSync(profDir, { recursive: true });
   for (const f of ["accounts.db", "accounts.db-wal", "accounts.db-shm"])
     rmSync(join(dataDir, f), { force: true });
-  const keys = createKeys(o.root, dataDir, 4, 1_000_000_000).map((k) => k.key);
+  const keys = (await createKeys(o.root, dataDir, 4, 1_000_000_000)).map((k) => k.key);
   const symbols = universeOf(cacheDir, modeOf(o.mode).universe).symbols;
   const random = rng(99);
   const probe = { path: pathFor(o.endpoint, symbols, random), key: keys[0] as string };

@@ -21,10 +21,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { PRICING } from "../src/http/pricing.ts";
+import { stockdCommand, stockdEnv } from "../test/helpers/spawn.ts";
 import { type BenchKey, checkBilling, createKeys, Tally } from "./lib/accounts.ts";
 import { codeUnderTest, loadAverage, machine } from "./lib/machine.ts";
 import { type Mode, modeOf } from "./lib/modes.ts";
-import { type MeasuredRun, memoryOf, runMeasured, stockdCommand, stockdEnv } from "./lib/process.ts";
+import { type MeasuredRun, memoryOf, runMeasured } from "./lib/process.ts";
 import { type Report, renderReport, type ScaleFigures } from "./lib/report.ts";
 import { writeResults } from "./lib/results-file.ts";
 import { compare, type RunContext, type Summary, scenarios, summarize } from "./lib/scenarios.ts";
@@ -105,7 +106,7 @@ async function importPhase(
   }
   rmSync(dataDir, { recursive: true, force: true });
   log(`importing ${universe.dir}`);
-  const cmd = stockdCommand(o.root, ["import", "--from", universe.dir, "--data-dir", dataDir]);
+  const cmd = stockdCommand(["import", "--from", universe.dir, "--data-dir", dataDir], { root: o.root });
   const run = await runMeasured(cmd, { cwd: o.root, env: stockdEnv() });
   if (run.exitCode !== 0) throw new Error(`import failed (${run.exitCode}):\n${run.output.slice(-4000)}`);
   const manifest = currentManifest(dataDir);
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
   const universe = ensureUniverse(cacheDir, o.mode.universe, log);
   const dataDir = join(cacheDir, "data");
   const imported = await importPhase(o, universe, dataDir, cacheDir);
-  const keys: BenchKey[] = createKeys(o.root, dataDir, o.mode.keys, CREDITS_PER_KEY);
+  const keys: BenchKey[] = await createKeys(o.root, dataDir, o.mode.keys, CREDITS_PER_KEY);
   const tally = new Tally();
   const probe = { path: `/stocks/${universe.symbols[0]}/profile`, key: (keys[0] as BenchKey).key };
   const { server, times } = await coldStarts(o, dataDir, probe, tally);
@@ -224,6 +225,7 @@ async function main(): Promise<void> {
   const ctx: RunContext = { mode: o.mode, server, keys: keys.map((k) => k.key), tally, workDir, log };
   const measured = await measure(o, universe, ctx, server).finally(() => server.stop());
   const cost = (endpoint: string) => PRICING[endpoint as keyof typeof PRICING] ?? Number.NaN;
+  const billing = await checkBilling(o.root, dataDir, keys, tally, cost);
   publish(o, {
     date: `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
     mode: o.mode,
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
     loadAfter: loadAverage(),
     scale: scaleFigures(universe, imported, times, measured),
     summaries: measured.summaries,
-    billing: checkBilling(o.root, dataDir, keys, tally, cost),
+    billing,
   });
 }
 

@@ -11,40 +11,27 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-
-const ROOT = resolve(import.meta.dir, "..");
+import { cli } from "../test/helpers/cli.ts";
+import { ROOT, ServerProcess, type StockdProgram } from "../test/helpers/spawn.ts";
 
 /** Milliseconds from spawn to the first 200 from /health. */
-async function timeToFirst200(cmd: string[], env: Record<string, string>): Promise<number> {
+async function timeToFirst200(program: StockdProgram, env: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const proc = Bun.spawn([...cmd, "serve", "--port", "0"], { env, stdout: "ignore", stderr: "pipe" });
+  const dataDir = env.STOCKD_DATA_DIR as string;
+  const server = await ServerProcess.start({ ...program, env, dataDir, startTimeoutMs: 60_000 });
   try {
-    const url = await listeningUrl(proc.stderr);
     for (;;) {
-      const status = await fetch(`${url}/health`).then(
+      const status = await server.get("/health").then(
         (r) => r.status,
         () => 0,
       );
       if (status === 200) return performance.now() - started;
-      if (performance.now() - started > 60_000) throw new Error(`${url}/health never answered 200`);
+      if (performance.now() - started > 60_000) throw new Error(`${server.url}/health never answered 200`);
       await Bun.sleep(2);
     }
   } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
+    await server.stop();
   }
-}
-
-/** Reads stderr until the server prints its URL. */
-async function listeningUrl(stderr: ReadableStream<Uint8Array>): Promise<string> {
-  let text = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of stderr) {
-    text += decoder.decode(chunk, { stream: true });
-    const url = /stockd listening on (http:\/\/\S+)/.exec(text)?.[1];
-    if (url) return url;
-  }
-  throw new Error(`the server exited before listening:\n${text}`);
 }
 
 function median(values: number[]): number {
@@ -59,13 +46,12 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "stockd-bench-"));
   try {
     const env = { TZ: "UTC", NO_COLOR: "1", STOCKD_DATA_DIR: join(work, "d"), STOCKD_LOG_LEVEL: "warn" };
-    const demo = Bun.spawnSync([binary, "demo"], { env: { ...env, XDG_CACHE_HOME: join(work, "c0") } });
-    if (!demo.success) throw new Error(`${binary} demo failed: ${demo.stderr.toString()}`);
-    const source = [process.execPath, join(ROOT, "src/index.ts")];
+    const demo = await cli(["demo"], { binary, env: { ...env, XDG_CACHE_HOME: join(work, "c0") } });
+    if (demo.code !== 0) throw new Error(`${binary} demo failed: ${demo.stderr}`);
     const cases: [string, () => Promise<number>][] = [
       ["binary, first start (unpacks libduckdb.so)", () => firstStart(binary, env, work)],
-      ["binary", () => timeToFirst200([binary], { ...env, XDG_CACHE_HOME: join(work, "c0") })],
-      ["bun src/index.ts", () => timeToFirst200(source, env)],
+      ["binary", () => timeToFirst200({ binary }, { ...env, XDG_CACHE_HOME: join(work, "c0") })],
+      ["bun src/index.ts", () => timeToFirst200({}, env)],
     ];
     for (const [name, run] of cases) {
       const times: number[] = [];
@@ -83,7 +69,7 @@ async function main(): Promise<void> {
 async function firstStart(binary: string, env: Record<string, string>, work: string): Promise<number> {
   const cache = mkdtempSync(join(work, "cache-"));
   try {
-    return await timeToFirst200([binary], { ...env, XDG_CACHE_HOME: cache });
+    return await timeToFirst200({ binary }, { ...env, XDG_CACHE_HOME: cache });
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { cliJson } from "./process.ts";
+import { cliJson } from "../../test/helpers/cli.ts";
 
 export interface BenchKey {
   email: string;
@@ -15,27 +15,24 @@ export interface BenchKey {
 }
 
 /** One user per key, each with `credits`. */
-export function createKeys(root: string, dataDir: string, count: number, credits: number): BenchKey[] {
-  return Array.from({ length: count }, (_, i) => {
+export async function createKeys(
+  root: string,
+  dataDir: string,
+  count: number,
+  credits: number,
+): Promise<BenchKey[]> {
+  const keys: BenchKey[] = [];
+  for (let i = 0; i < count; i++) {
     const email = `bench-${i + 1}@bench.invalid`;
-    const user = cliJson<{ id: string }>(root, dataDir, [
-      "users",
-      "create",
-      "--email",
-      email,
-      "--credits",
-      String(credits),
-    ]);
-    const key = cliJson<{ key: string }>(root, dataDir, [
-      "keys",
-      "create",
-      "--user",
-      email,
-      "--name",
-      "bench",
-    ]);
-    return { email, userId: user.id, key: key.key, credits };
-  });
+    const opts = { root, cwd: root, dataDir };
+    const user = await cliJson<{ id: string }>(
+      ["users", "create", "--email", email, "--credits", String(credits)],
+      opts,
+    );
+    const key = await cliJson<{ key: string }>(["keys", "create", "--user", email, "--name", "bench"], opts);
+    keys.push({ email, userId: user.id, key: key.key, credits });
+  }
+  return keys;
 }
 
 /** 2xx responses per key and endpoint, over the whole run. */
@@ -78,34 +75,39 @@ export interface BillingLine {
 }
 
 /** Compares, per key, what was charged with what the load generator saw succeed. */
-export function checkBilling(
+export async function checkBilling(
   root: string,
   dataDir: string,
   keys: readonly BenchKey[],
   tally: Tally,
   cost: (endpoint: string) => number,
-): BillingLine[] {
+): Promise<BillingLine[]> {
   const db = new Database(join(dataDir, "accounts.db"), { readonly: true });
   try {
-    return keys.map((k, i) => billingLine(root, dataDir, db, k, tally.expected(i, cost)));
+    const lines: BillingLine[] = [];
+    for (const [i, k] of keys.entries())
+      lines.push(await billingLine(root, dataDir, db, k, tally.expected(i, cost)));
+    return lines;
   } finally {
     db.close();
   }
 }
 
-function billingLine(
+async function billingLine(
   root: string,
   dataDir: string,
   db: Database,
   key: BenchKey,
   expected: { calls: number; credits: number },
-): BillingLine {
-  const shown = cliJson<{ balance: number; reserved: number }>(root, dataDir, [
-    "credits",
-    "show",
-    "--user",
-    key.email,
-  ]);
+): Promise<BillingLine> {
+  const shown = await cliJson<{ balance: number; reserved: number }>(
+    ["credits", "show", "--user", key.email],
+    {
+      root,
+      cwd: root,
+      dataDir,
+    },
+  );
   const ledger = db
     .query<{ total: number; usage: number; rows: number }, [string]>(
       `SELECT coalesce(sum(delta), 0) AS total,

@@ -1,7 +1,8 @@
 /** The stockd server under test and the bare reference servers, as subprocesses. */
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { OutputTail, stockdCommand, stockdEnv, stopProcess } from "./process.ts";
+import { OutputTail, ServerProcess, stockdEnv } from "../../test/helpers/spawn.ts";
+import { stopProcess } from "./process.ts";
 
 export interface Endpoint {
   host: string;
@@ -11,7 +12,6 @@ export interface Endpoint {
 export interface StockdServer extends Endpoint {
   proc: Subprocess;
   url: string;
-  stderr: OutputTail;
   /** Spawn to the first authenticated 200, milliseconds. */
   coldStartMs: number;
   /** 2xx answers to the start-up probe (billed to the probe's key). */
@@ -25,42 +25,26 @@ export interface Probe {
 }
 
 /**
- * Starts `stockd serve` on a free port (with Bun's `runtimeFlags`, e.g. `--cpu-prof`) and
- * polls `probe` until it answers 200.
+ * Starts `stockd serve` of the checkout `root` on a free port (with Bun's `runtimeFlags`,
+ * e.g. `--cpu-prof`) and polls `probe` until it answers 200.
  */
-export function startStockd(
+export async function startStockd(
   root: string,
   dataDir: string,
   probe: Probe,
   runtimeFlags: readonly string[] = [],
   env: Record<string, string> = stockdEnv(),
 ): Promise<StockdServer> {
-  const args = ["serve", "--data-dir", dataDir, "--port", "0", "--host", "127.0.0.1"];
-  return startListening(stockdCommand(root, args, runtimeFlags), root, probe, env);
-}
-
-/** Starts a server that prints `stockd listening on URL` on stderr; polls `probe` until a 200. */
-async function startListening(
-  cmd: string[],
-  cwd: string,
-  probe: Probe,
-  env: Record<string, string> = stockdEnv(),
-): Promise<StockdServer> {
   const started = performance.now();
-  const proc = Bun.spawn(cmd, {
-    cwd,
-    env,
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  const stderr = new OutputTail(proc.stderr);
-  const stop = () => stopProcess(proc);
+  const server = await ServerProcess.start({ root, cwd: root, runtimeFlags, env, dataDir });
+  const stop = async () => {
+    await server.stop();
+  };
   try {
-    const url = (await stderr.match(/stockd listening on (http:\/\/\S+)/))[1] as string;
-    const { port, hostname } = new URL(url);
-    const probeOk = await pollUntilOk(`${url}${probe.path}`, probe.key, started);
+    const probeOk = await pollUntilOk(`${server.url}${probe.path}`, probe.key, started);
     const coldStartMs = performance.now() - started;
-    return { proc, url, host: hostname, port: Number(port), stderr, coldStartMs, probeOk, stop };
+    const { proc, url, host, port } = server;
+    return { proc, url, host, port, coldStartMs, probeOk, stop };
   } catch (error) {
     await stop();
     throw error;
