@@ -52,6 +52,30 @@ export interface Profile {
   dividendMonth: number;
   dividendDay: number;
   dividendPayLag: number;
+  /** How the statements' detail lines divide the totals (balance-sheet.ts, cash-flows.ts). */
+  detail: StatementDetail;
+}
+
+/**
+ * Shares of the detail lines a typical filer reports within the model's totals. Each is drawn
+ * once per company; the last line of each group takes the rest, so parts sum to their total.
+ */
+export interface StatementDetail {
+  /** Of the assets left after cash, receivables, inventory, other current, PP&E and goodwill. */
+  securities: number;
+  intangibles: number;
+  investments: number;
+  /** Of current liabilities. */
+  accrued: number;
+  deferredRevenue: number;
+  currentDebt: number;
+  /** Accumulated depreciation / net PP&E. */
+  depreciatedShare: number;
+  /** Common stock par value per share, in dollars. */
+  parValue: number;
+  /** Paid-in capital and treasury stock at the start of the history, as shares of equity. */
+  paidInCapital: number;
+  treasuryStock: number;
 }
 
 interface TemplateRanges {
@@ -166,5 +190,18 @@ export function profileOf(company: DemoCompany): Profile {
     dividendMonth: 1 + Math.floor(random() * 3),
     dividendDay: 5 + Math.floor(random() * 8),
     dividendPayLag: 7 + Math.floor(random() * 6),
+    // Drawn last, so that every figure above stays as it was before these lines existed.
+    detail: {
+      securities: pick([0.2, 0.4]),
+      intangibles: pick([0.2, 0.35]),
+      investments: pick([0.05, 0.15]),
+      accrued: pick([0.12, 0.18]),
+      deferredRevenue: rnd ? pick([0.06, 0.12]) : pick([0.02, 0.05]),
+      currentDebt: pick([0.04, 0.08]),
+      depreciatedShare: pick([0.6, 1.2]),
+      parValue: [0.0001, 0.001, 0.01][Math.floor(random() * 3)] as number,
+      paidInCapital: pick([0.25, 0.6]),
+      treasuryStock: pick([0.05, 0.3]),
+    },
   };
 }

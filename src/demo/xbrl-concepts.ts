@@ -3,56 +3,20 @@
  * read from the financial model for a period. Names are those the importer's mapping table
  * (domain/xbrl-mapping.ts) lists, so every fact lands in a statement field.
  */
-import { type Balance, type CompanyModel, type Flow, type ModelQuarter, perShare } from "./financials.ts";
+import { perShare } from "./financials.ts";
+import {
+  average,
+  balance,
+  type ConceptSpec,
+  cashFlow,
+  everyone,
+  flow,
+  general,
+  sum,
+} from "./xbrl-concept-spec.ts";
+import { DETAIL_CONCEPTS } from "./xbrl-detail-concepts.ts";
 
-/** The quarters a reported figure covers: one quarter, the year to date, or a fiscal year. */
-export interface PeriodView {
-  quarters: readonly ModelQuarter[];
-  /** Amount subtracted from revenue and cost of revenue (a restated comparative), else 0. */
-  restatement: number;
-}
-
-export type ConceptKind = "income" | "cashFlow" | "instant";
-
-export interface ConceptSpec {
-  name: string;
-  label: string;
-  unit: "USD" | "USD/shares" | "shares";
-  /**
-   * income: a 10-Q reports the quarter and the year to date; cashFlow: the year to date only
-   * (as cash-flow statements are presented); instant: balances at the period end.
-   */
-  kind: ConceptKind;
-  value: (v: PeriodView) => number;
-  /** Whether the company reports the concept at all. */
-  reportedBy: (m: CompanyModel) => boolean;
-}
-
-const sum = (v: PeriodView, flow: Flow) => v.quarters.reduce((total, q) => total + q.flows[flow], 0);
-const average = (v: PeriodView, pick: (q: ModelQuarter) => number) =>
-  Math.round(v.quarters.reduce((total, q) => total + pick(q), 0) / v.quarters.length);
-const closing = (v: PeriodView, line: Balance) =>
-  (v.quarters[v.quarters.length - 1] as ModelQuarter).balance[line];
-
-const everyone = (_m: CompanyModel): boolean => true;
-const general = (m: CompanyModel) => m.profile.template === "general";
-
-function flow(
-  name: string,
-  label: string,
-  line: Flow,
-  reportedBy: ConceptSpec["reportedBy"] = everyone,
-  kind: ConceptKind = "income",
-): ConceptSpec {
-  return { name, label, unit: "USD", kind, value: (v) => sum(v, line), reportedBy };
-}
-
-function balance(name: string, label: string, line: Balance, reportedBy = everyone): ConceptSpec {
-  return { name, label, unit: "USD", kind: "instant", value: (v) => closing(v, line), reportedBy };
-}
-
-const cashFlow = (name: string, label: string, line: Flow, reportedBy = everyone) =>
-  flow(name, label, line, reportedBy, "cashFlow");
+export type { ConceptKind, ConceptSpec, PeriodView } from "./xbrl-concept-spec.ts";
 
 /** The revenue concept: filers adopting ASC 606 moved from SalesRevenueNet; financials report Revenues. */
 export function revenueConcept(name: string): ConceptSpec {
@@ -66,7 +30,7 @@ export function revenueConcept(name: string): ConceptSpec {
   return { ...spec, value: (v) => sum(v, "revenue") - v.restatement };
 }
 
-/** Every concept but revenue, in statement order. */
+/** Every concept but revenue, in statement order (the detail lines after the totals). */
 export const CONCEPTS: readonly ConceptSpec[] = [
   {
     ...flow("CostOfRevenue", "Cost of Revenue", "costOfRevenue", general),
@@ -161,12 +125,7 @@ export const CONCEPTS: readonly ConceptSpec[] = [
     "Net Cash Provided by (Used in) Investing Activities",
     "investingCashFlow",
   ),
-  cashFlow(
-    "PaymentsForRepurchaseOfCommonStock",
-    "Payments for Repurchase of Common Stock",
-    "repurchases",
-    (m) => m.profile.shareGrowth < 0,
-  ),
+  cashFlow("PaymentsForRepurchaseOfCommonStock", "Payments for Repurchase of Common Stock", "repurchases"),
   cashFlow("PaymentsOfDividends", "Payments of Dividends", "dividendsPaid", (m) => m.dividends.length > 0),
   cashFlow(
     "NetCashProvidedByUsedInFinancingActivities",
@@ -191,4 +150,5 @@ export const CONCEPTS: readonly ConceptSpec[] = [
   balance("Liabilities", "Liabilities", "liabilities"),
   balance("StockholdersEquity", "Stockholders' Equity Attributable to Parent", "equity"),
   balance("LiabilitiesAndStockholdersEquity", "Liabilities and Equity", "assets"),
+  ...DETAIL_CONCEPTS,
 ];

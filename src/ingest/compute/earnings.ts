@@ -51,9 +51,9 @@ export interface EarningsInput {
 /**
  * Release dates: past ones are the report dates and calendar dates on or before `asOf`; the
  * next one is the first calendar date after it. The latest quarter is the newest of the
- * quarterly statements' and of the earnings history's reported quarters (the same quarter
- * when they end in the same month), if it ended at most `STALE_AFTER_DAYS` before the latest
- * release. Its EPS: the statement's diluted EPS; where the filer reports none for that quarter
+ * quarterly statements' and of the earnings history's and the calendar's reported quarters
+ * (the same quarter when they end in the same month; a calendar quarter is dated at its
+ * month's end), if it ended at most `STALE_AFTER_DAYS` before the latest release. Its EPS: the statement's diluted EPS; where the filer reports none for that quarter
  * (Q4 is usually only in the annual report; a quarter the filer reports year to date only)
  * or has no statements, the earnings history's reported EPS for the same quarter end, else the
  * calendar's reported EPS of that fiscal quarter; estimate and surprise come from the earnings
@@ -68,11 +68,22 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
     .filter((c) => c.earning_date > input.asOf)
     .sort((a, b) => a.earning_date.localeCompare(b.earning_date))[0];
   const statementQ = [...input.quarters].sort((a, b) => b.period_end.localeCompare(a.period_end))[0];
-  const reportedEnd = (input.history?.quarterly ?? [])
+  const historyEnd = (input.history?.quarterly ?? [])
     .filter((q) => q.reported_eps !== null && q.reported_date !== null && q.reported_date <= input.asOf)
     .map((q) => q.fiscal_date_ending)
     .sort()
     .at(-1);
+  // The calendar's quarters reported by now, dated at their month's end (it gives the month).
+  const calendarEnd = input.calendar
+    .filter((c) => c.eps_actual !== null && c.fiscal_quarter_ending !== null && c.earning_date <= input.asOf)
+    .map((c) => lastDayOfMonth(c.fiscal_quarter_ending as string))
+    .sort()
+    .at(-1);
+  const reportedEnd =
+    historyEnd === undefined ||
+    (calendarEnd !== undefined && calendarEnd > historyEnd && !sameMonth(calendarEnd, historyEnd))
+      ? calendarEnd
+      : historyEnd;
   const newestEnd =
     statementQ &&
     (reportedEnd === undefined ||
@@ -209,6 +220,13 @@ function calendarRowOf(calendar: readonly CalendarRow[], end: string): CalendarR
     .filter((c) => c.eps_actual !== null && c.fiscal_quarter_ending !== null)
     .filter((c) => months.has(c.fiscal_quarter_ending as string))
     .sort((a, b) => b.earning_date.localeCompare(a.earning_date))[0];
+}
+
+/** The last day of a month given as YYYY-MM. */
+function lastDayOfMonth(month: string): string {
+  const [year, m] = month.split("-").map(Number) as [number, number];
+  const next = m === 12 ? `${year + 1}-01-01` : `${year}-${String(m + 1).padStart(2, "0")}-01`;
+  return addDays(next, -1);
 }
 
 function sameMonth(a: string, b: string): boolean {

@@ -61,6 +61,23 @@ describe("the latest quarter's EPS from the calendar", () => {
     expect(e.eps_surprise_latest_q).toBeCloseTo(0.02, 12);
   });
 
+  test("a quarter the calendar reported before its 10-K is the latest quarter, dated at its month's end", () => {
+    // A September fiscal year: Q4 (to 2026-09-30) was released on 2026-11-04; its 10-K, due
+    // 60 days after the year, is not filed by 2026-11-24, so the statements end with Q3.
+    const q3 = income("2026-06-30", { diluted_eps: 0.17 }, { type: "quarterly" });
+    const e = computeEarnings({
+      asOf: "2026-11-24",
+      reportDates: ["2026-07-27"],
+      quarters: [q3],
+      calendar: [row("2026-07-27", "2026-06", 0.17, 0.17), row("2026-11-04", "2026-09", 0.21, 0.2)],
+      history: null,
+    });
+    expect(e.latest_earnings_release_date).toBe("2026-11-04");
+    expect(e.eps_latest_q_period_end).toBe("2026-09-30");
+    expect(e.eps_latest_q).toBe(0.21);
+    expect(e.eps_estimate_latest_q).toBe(0.2);
+  });
+
   test("a statement's own EPS wins over the calendar's", () => {
     const q3 = income("2026-09-30", { diluted_eps: 0.5 }, { type: "quarterly" });
     const e = computeEarnings({
