@@ -7,11 +7,11 @@
  * variants/prices-adjusted-with-actions, estimates from estimates/alphavantage_earnings_<T>.json.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daysBetween } from "../../src/domain/dates.ts";
 import { readCurrent, readManifest } from "../../src/snapshots.ts";
-import { FIXTURES } from "../helpers/env.ts";
+import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { expectProblem } from "../helpers/responses.ts";
 import { factsOf, NET_INCOME, readPriceCsv, relDiff, splitsFromActions } from "./derived-facts.ts";
 import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
@@ -177,3 +177,57 @@ describe.skipIf(!FIXTURES)(
     });
   },
 );
+
+/**
+ * Cloudflare (more-filers/): two share classes tagged by class on the cover page, so its
+ * companyfacts (facts without dimensions) carry no share count at all, only the public float.
+ * With a price (a close of 200 on 2025-11-03, after its 10-Q of 2025-10-30), its market cap is
+ * the close × the diluted average shares of its latest TTM, which count both classes.
+ */
+describe.skipIf(!FIXTURES)("a multi-class filer without any share count (more-filers/ NET)", () => {
+  const facts = "more-filers/edgar/companyfacts/CIK0001477333.json";
+  const dir = FIXTURES
+    ? fixtureSources("stockd-net-", {
+        "edgar/companyfacts/CIK0001477333.json": facts,
+        "edgar/company_tickers.json": "more-filers/edgar/company_tickers.json",
+        "edgar/company_tickers_exchange.json": "more-filers/edgar/company_tickers_exchange.json",
+      })
+    : "";
+  if (dir !== "") {
+    mkdirSync(join(dir, "prices"));
+    writeFileSync(
+      join(dir, "prices", "NET.csv"),
+      "Date,Open,High,Low,Close,Adj Close,Volume\n2025-11-03,200,200,200,200,200,1000000\n",
+    );
+  }
+  const fixtures = dir === "" ? null : serverOverImport(dir);
+
+  test("market cap = close × the diluted average shares of the latest TTM; no P/E for a loss", async () => {
+    const raw = JSON.parse(readFileSync(join(root, facts), "utf8")) as {
+      facts: Record<
+        string,
+        Record<string, { units: Record<string, { start?: string; end: string; val: number }[]> }>
+      >;
+    };
+    expect(raw.facts.dei?.EntityCommonStockSharesOutstanding).toBeUndefined();
+    expect(raw.facts["us-gaap"]?.CommonStockSharesOutstanding).toBeUndefined();
+    // The public float is a dollar amount of the non-affiliates' shares: no count.
+    expect(Object.keys(raw.facts.dei?.EntityPublicFloat?.units ?? {})).toEqual(["USD"]);
+    // TTM to 2025-09-30: Q4 2024 has no three-month count (the 10-K reports the year), so the
+    // mean of the 2025 quarters' three-month diluted counts.
+    const diluted = raw.facts["us-gaap"]?.WeightedAverageNumberOfDilutedSharesOutstanding?.units.shares ?? [];
+    const quarter = (start: string, end: string) =>
+      diluted.find((f) => f.start === start && f.end === end)?.val as number;
+    const mean =
+      (quarter("2025-01-01", "2025-03-31") +
+        quarter("2025-04-01", "2025-06-30") +
+        quarter("2025-07-01", "2025-09-30")) /
+      3;
+    const { valuation } = await (fixtures as NonNullable<typeof fixtures>).get<Valuation>(
+      "/securities/NET/valuation",
+    );
+    expect(valuation.date).toBe("2025-11-03");
+    expectRel(valuation.market_cap, 200 * mean, "NET market_cap", 1e-9);
+    expect(valuation.pe_ratio).toBeNull();
+  });
+});
