@@ -78,15 +78,54 @@ export function withCashFlows(
   dividends: readonly DividendEvent[],
   detail: () => number,
 ): ModelQuarter {
-  const { profile, random } = m;
+  const noise = (scale: number) => thousands(core.flows.revenue * scale * (detail() - 0.5));
+  const operating = operatingFlows(m, core, opening, noise);
+  const investing = investingFlows(m, operating.depreciation, noise);
+  const otherComprehensiveIncome = noise(0.004);
+  const financing = financingFlows(m, core, opening, dividends, operating.shareBasedCompensation);
+  // Every demo company is domestic: no cash held in other currencies to translate.
+  const exchangeRateEffect = 0;
+  const netChangeInCash = core.balance.cash - opening.cash;
+  const toInvest =
+    netChangeInCash -
+    operating.operatingCashFlow -
+    financing.financingCashFlow -
+    exchangeRateEffect -
+    investing.beforeInvestments;
+  const turnover = thousands((opening.marketableSecurities + opening.longTermInvestments) * 0.05);
+  const saleOfInvestments = turnover + Math.max(toInvest, 0);
+  const purchaseOfInvestments = turnover + Math.max(-toInvest, 0);
+  const { beforeInvestments, ...investingLines } = investing;
+  const flows: Record<Flow, number> = {
+    ...core.flows,
+    ...operating,
+    ...investingLines,
+    purchaseOfInvestments,
+    saleOfInvestments,
+    investingCashFlow: beforeInvestments - purchaseOfInvestments + saleOfInvestments,
+    ...financing,
+    exchangeRateEffect,
+    netChangeInCash,
+    otherComprehensiveIncome,
+  };
+  return { ...core, flows, balance: withEquity(m, core, opening, flows) };
+}
+
+/** Operating cash flow = net income + non-cash items + the working capital's cash effects. */
+function operatingFlows(
+  m: ModelBase,
+  core: ModelQuarter,
+  opening: BalanceSheet,
+  noise: (scale: number) => number,
+) {
+  const { profile } = m;
   const { flows, balance } = core;
-  const general = profile.template === "general";
-  const noise = (scale: number) => thousands(flows.revenue * scale * (detail() - 0.5));
   const depreciation = thousands(opening.ppe * profile.depreciationRate);
   const shareBasedCompensation = thousands(flows.revenue * profile.sbcRate);
   const deferredTax = balance.deferredTaxLiabilities - opening.deferredTaxLiabilities;
   const otherNoncash = noise(0.004);
-  const wc = general ? workingCapital(opening, balance) : workingCapital(opening, opening);
+  // A financial company's unclassified balance sheet has no working capital.
+  const wc = workingCapital(opening, profile.template === "general" ? balance : opening);
   const operatingCashFlow =
     flows.netIncome +
     depreciation +
@@ -94,15 +133,39 @@ export function withCashFlows(
     deferredTax +
     otherNoncash +
     wc.changeWorkingCapital;
+  return { depreciation, shareBasedCompensation, deferredTax, otherNoncash, ...wc, operatingCashFlow };
+}
+
+/** Investing other than in investments (those explain what is left: withCashFlows). */
+function investingFlows(m: ModelBase, depreciation: number, noise: (scale: number) => number) {
   // Maintenance plus some growth: steady, so that owner earnings are too.
-  const capitalExpenditure = thousands(depreciation * (1.05 + 0.3 * random()));
-  const acquisitions = thousands(capitalExpenditure * 0.15 * random());
+  const capitalExpenditure = thousands(depreciation * (1.05 + 0.3 * m.random()));
+  const acquisitions = thousands(capitalExpenditure * 0.15 * m.random());
   const saleOfPpe = thousands(capitalExpenditure * 0.03);
   const purchaseOfIntangibles = thousands(capitalExpenditure * 0.05);
   const otherInvesting = noise(0.002);
-  const otherComprehensiveIncome = noise(0.004);
+  const beforeInvestments =
+    -capitalExpenditure + saleOfPpe - acquisitions - purchaseOfIntangibles + otherInvesting;
+  return {
+    capitalExpenditure,
+    acquisitions,
+    saleOfPpe,
+    purchaseOfIntangibles,
+    otherInvesting,
+    beforeInvestments,
+  };
+}
+
+/** Financing: debt issued and repaid (their difference is the change in debt), stock, dividends. */
+function financingFlows(
+  m: ModelBase,
+  core: ModelQuarter,
+  opening: BalanceSheet,
+  dividends: readonly DividendEvent[],
+  shareBasedCompensation: number,
+) {
   const debt = (b: BalanceSheet) => b.currentDebt + b.longTermDebt;
-  const debtChange = debt(balance) - debt(opening);
+  const debtChange = debt(core.balance) - debt(opening);
   const rollover = thousands(opening.currentDebt * 0.25);
   const debtIssued = rollover + Math.max(debtChange, 0);
   const debtRepaid = rollover + Math.max(-debtChange, 0);
@@ -117,31 +180,7 @@ export function withCashFlows(
   const otherFinancing = -thousands(shareBasedCompensation * 0.05) - thousands(opening.currentLeases * 0.25);
   const financingCashFlow =
     debtIssued - debtRepaid + stockIssued - repurchases - dividendsPaid + otherFinancing;
-  // Every demo company is domestic: no cash held in other currencies to translate.
-  const exchangeRateEffect = 0;
-  const netChangeInCash = balance.cash - opening.cash;
-  const investedBefore =
-    -capitalExpenditure + saleOfPpe - acquisitions - purchaseOfIntangibles + otherInvesting;
-  const toInvest =
-    netChangeInCash - operatingCashFlow - financingCashFlow - exchangeRateEffect - investedBefore;
-  const turnover = thousands((opening.marketableSecurities + opening.longTermInvestments) * 0.05);
-  const saleOfInvestments = turnover + Math.max(toInvest, 0);
-  const purchaseOfInvestments = turnover + Math.max(-toInvest, 0);
-  const cash: Partial<Record<Flow, number>> = {
-    depreciation,
-    shareBasedCompensation,
-    deferredTax,
-    otherNoncash,
-    ...wc,
-    operatingCashFlow,
-    capitalExpenditure,
-    saleOfPpe,
-    purchaseOfInvestments,
-    saleOfInvestments,
-    purchaseOfIntangibles,
-    acquisitions,
-    otherInvesting,
-    investingCashFlow: investedBefore - purchaseOfInvestments + saleOfInvestments,
+  return {
     debtIssued,
     debtRepaid,
     stockIssued,
@@ -149,12 +188,7 @@ export function withCashFlows(
     dividendsPaid,
     otherFinancing,
     financingCashFlow,
-    exchangeRateEffect,
-    netChangeInCash,
-    otherComprehensiveIncome,
   };
-  const withFlows = { ...flows, ...cash };
-  return { ...core, flows: withFlows, balance: withEquity(m, core, opening, withFlows) };
 }
 
 /**
