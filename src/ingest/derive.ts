@@ -16,14 +16,17 @@ import {
 } from "./compute/earnings.ts";
 import { computeGrowth } from "./compute/growth.ts";
 import type { CompanyStatements, DividendRow, SharesObservation, SplitEvent } from "./compute/inputs.ts";
+import { type YieldMarketCap, yieldMarketCap, yieldNullReasons } from "./compute/market-yields.ts";
 import { computeMetrics } from "./compute/metrics.ts";
 import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
-import { isCurrent } from "./compute/point-in-time.ts";
 import { perShareOnBasis, type ShareBasis } from "./compute/shares.ts";
 import { inferSplits } from "./compute/splits.ts";
-import { StatementBook } from "./compute/statement-book.ts";
 import { computeValuationSnapshot } from "./compute/valuation.ts";
-import { computeValuationHistory, computeValuationPoints } from "./compute/valuation-history.ts";
+import {
+  computeValuationHistory,
+  computeValuationPoints,
+  type ValuationPoints,
+} from "./compute/valuation-history.ts";
 import type { CalendarRow } from "./sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "./sources/estimates.ts";
 import type { GrowthSignalsRow } from "./sources/growth-signals.ts";
@@ -89,27 +92,17 @@ export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
     if (points.points.length > 0) {
       // The points are priced: their currency is the closes' (TSM's USD ADR, whose
       // statements are in TWD), else the statements'.
-      const metadata = pointsMetadata(
-        symbol,
-        points.calculation_version,
-        lastPrice.date,
-        input.priceCurrency ?? statements.currency,
-      );
+      const currency = input.priceCurrency ?? statements.currency;
+      const metadata = pointsMetadata(symbol, points, lastPrice.date, currency);
       add("valuation_points", lastPrice.date, { metadata, points: points.points });
     }
   }
-  // Market-based yields need a price of the same time as the fundamentals they divide: when
-  // the latest statements were filed after the last price, or are no longer current at it
-  // (point-in-time.ts), those yields are null.
-  const fundamentalsFiled = statements ? latestFiling(statements) : null;
-  const latestFlow = statements ? StatementBook.of(statements).latestFlow() : null;
-  const usableCap =
-    lastPrice &&
-    ((fundamentalsFiled && fundamentalsFiled > lastPrice.date) ||
-      (latestFlow !== null && !isCurrent(latestFlow, lastPrice.date)))
-      ? null
-      : marketCap;
-  if (statements) addFundamentals(add, symbol, statements, usableCap, { ...input, dividends }, basis);
+  // Market-based yields need a price of the same time as the fundamentals they divide
+  // (market-yields.ts); the documents say why they are null when they are.
+  if (statements) {
+    const cap = yieldMarketCap(statements, lastPrice?.date ?? null, marketCap);
+    addFundamentals(add, symbol, statements, cap, { ...input, dividends }, basis);
+  }
   if (lastPrice) out.push(...deriveDividend(input, dividends, lastPrice.date));
   const asOf = ownAsOf(input);
   if (asOf !== null) out.push(...deriveEarnings(input, asOf));
@@ -192,16 +185,19 @@ function addFundamentals(
   add: Add,
   symbol: string,
   statements: CompanyStatements,
-  marketCap: number | null,
+  cap: YieldMarketCap,
   input: SecurityInputs,
   basis: ShareBasis,
 ): void {
+  const marketCap = cap.market_cap;
   const metrics = computeMetrics({ statements, market_cap: marketCap });
-  if (metrics)
+  if (metrics) {
+    const null_reasons = yieldNullReasons(metrics.metrics, METRICS_YIELDS, cap);
     add("metrics", metrics.metadata.as_of_date, {
-      metadata: { symbol, ...metrics.metadata },
+      metadata: { symbol, ...metrics.metadata, null_reasons },
       metrics: metrics.metrics,
     });
+  }
   const growth = computeGrowth({
     statements,
     dividends: input.dividends,
@@ -216,29 +212,26 @@ function addFundamentals(
   const capital = computeCapitalAllocation({ statements, market_cap: marketCap, basis });
   if (capital) {
     const { metadata, capital_allocation } = capital;
-    add("capital_allocation", metadata.as_of_date, { metadata: { symbol, ...metadata }, capital_allocation });
+    const null_reasons = yieldNullReasons(capital_allocation, ["buyback_yield"], cap);
+    add("capital_allocation", metadata.as_of_date, {
+      metadata: { symbol, ...metadata, null_reasons },
+      capital_allocation,
+    });
   }
   const owner = computeOwnerEarnings({ statements, market_cap: marketCap, signals: input.growth });
   if (owner) {
     const { metadata, owner_earnings } = owner;
-    add("owner_earnings", metadata.as_of_date, { symbol, metadata: { symbol, ...metadata }, owner_earnings });
+    const null_reasons = yieldNullReasons(owner_earnings, ["owner_earnings_yield"], cap);
+    add("owner_earnings", metadata.as_of_date, {
+      symbol,
+      metadata: { symbol, ...metadata, null_reasons },
+      owner_earnings,
+    });
   }
 }
 
-/** The latest first-filed date of the TTM and annual periods (what the metrics may use). */
-function latestFiling(statements: CompanyStatements): string | null {
-  let latest: string | null = null;
-  for (const periods of [
-    statements.income_statement,
-    statements.balance_sheet,
-    statements.cash_flow_statement,
-  ]) {
-    for (const p of periods)
-      if (p.period_type !== "quarterly" && (latest === null || p.first_filed > latest))
-        latest = p.first_filed;
-  }
-  return latest;
-}
+/** The metrics that divide by the market cap. */
+const METRICS_YIELDS = ["shareholder_yield", "buyback_yield", "dividend_yield_ttm"] as const;
 
 /**
  * "Now" for a security: the later of its last price and its latest periodic report (from
@@ -263,23 +256,31 @@ function reportingDates(input: SecurityInputs): string[] {
   const fromStatements = (input.statements?.income_statement ?? [])
     .filter((p) => p.period_type !== "ttm")
     .map((p) => p.first_filed);
-  const fromHistory = (input.history?.quarterly ?? [])
+  return [...input.reportDates, ...fromStatements, ...historyReleases(input)];
+}
+
+/** The reported dates of an imported earnings history's quarters with a reported EPS. */
+function historyReleases(input: SecurityInputs): string[] {
+  return (input.history?.quarterly ?? [])
     .filter((q) => q.reported_eps !== null)
     .map((q) => q.reported_date)
     .filter((d): d is string => d !== null);
-  return [...input.reportDates, ...fromStatements, ...fromHistory];
 }
 
 /**
  * Earnings release dates: the results announcements (8-K item 2.02 before a report: Apple's
- * of 2026-01-29, a day before its 10-Q), and the reporting dates that no announcement
- * preceded by up to 45 days (a company that announces nothing on an 8-K releases with its
- * report).
+ * of 2026-01-29, a day before its 10-Q; the imported calendar's dates of reported quarters
+ * and the earnings history's reported dates, which are announcement dates too), and the
+ * reporting dates that no announcement preceded by up to 45 days (a company that announces
+ * nothing on an 8-K releases with its report). A 10-Q filed two weeks after the calendar's
+ * release is that release's report, not a release of its own.
  */
 function releaseDates(input: SecurityInputs): string[] {
+  const calendar = input.calendar.filter((c) => c.eps_actual !== null).map((c) => c.earning_date);
+  const announcements = [...input.resultsDates, ...calendar, ...historyReleases(input)];
   const announced = (date: string) =>
-    input.resultsDates.some((r) => r <= date && daysBetween(r, date) <= REPORT_AFTER_ANNOUNCEMENT_DAYS);
-  return [...new Set([...input.resultsDates, ...reportingDates(input).filter((d) => !announced(d))])].sort();
+    announcements.some((r) => r <= date && daysBetween(r, date) <= REPORT_AFTER_ANNOUNCEMENT_DAYS);
+  return [...new Set([...announcements, ...reportingDates(input).filter((d) => !announced(d))])].sort();
 }
 
 /** The earnings and estimates documents of a security as of `asOf`. */
@@ -315,14 +316,17 @@ export function deriveEarnings(input: SecurityInputs, asOf: string): DerivedRow[
   return out;
 }
 
-function pointsMetadata(symbol: string, version: string, asOf: string, currency: string | null) {
+function pointsMetadata(symbol: string, points: ValuationPoints, asOf: string, currency: string | null) {
   return {
     symbol,
     as_of_date: asOf,
     frequency: "monthly",
     currency,
-    calculation_version: version,
+    calculation_version: points.calculation_version,
     method:
       "today's fundamentals applied across the stored month-end prices: an approximation of historical multiples, not a point-in-time model (see /securities/{ticker}/valuation/history for that)",
+    // Which multiple valuation_percentile_3y/5y/10y rank: "pe", else "ev_to_revenue" for a
+    // company without earnings; null when the points have neither.
+    percentile_basis: points.percentile_basis,
   };
 }
