@@ -9,9 +9,10 @@ import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import type { ImportContext, RecordingContext } from "./context.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
+import { ImportError } from "./errors.ts";
 import { type PriceColumns, toPriceColumns } from "./price-columns.ts";
 import { parseCompanyFacts } from "./sources/companyfacts.ts";
-import { parsePriceFile } from "./sources/prices.ts";
+import { carriesSplits, type PriceSplit, parsePriceFile, parsePriceFileSplits } from "./sources/prices.ts";
 import { parseJson } from "./sources/values.ts";
 
 /** One security of a company and its per-ticker market inputs. */
@@ -73,7 +74,8 @@ export class CompanyPass {
   constructor(private readonly ctx: RecordingContext) {}
 
   run(job: CompanyJob): CompanyResult {
-    const statements = job.factsFile ? this.statements(job.factsFile, job.sic) : null;
+    const priceSplits = job.securities.flatMap((s) => (s.priceFile ? this.priceSplits(s.priceFile) : []));
+    const statements = job.factsFile ? this.statements(job.factsFile, job.sic, priceSplits) : null;
     const securities = job.securities.map((s) => this.security(job.index, s, statements));
     return {
       index: job.index,
@@ -88,13 +90,31 @@ export class CompanyPass {
     return this.undated.map(({ index, inputs }) => ({ index, derived: deriveUndated(inputs, dataAsOf) }));
   }
 
-  private statements(file: string, sic: string | null): Statements | null {
+  /**
+   * The splits a price file records (yfinance's Stock Splits, Alpha Vantage's coefficients);
+   * none from a file that cannot be read, whose error the price pass reports.
+   */
+  private priceSplits(file: string): PriceSplit[] {
+    if (!carriesSplits(file, this.ctx.head(file))) return [];
+    try {
+      return parsePriceFileSplits(this.ctx.read(file), this.ctx.name(file), { lenient: true });
+    } catch (error) {
+      if (error instanceof ImportError) return [];
+      throw error;
+    }
+  }
+
+  private statements(
+    file: string,
+    sic: string | null,
+    priceSplits: readonly PriceSplit[],
+  ): Statements | null {
     const name = this.ctx.name(file);
     const facts = this.ctx.guard(file, "companyfacts", () =>
       parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
     );
     if (!facts) return null;
-    const computed = computeStatements(facts, { sic });
+    const computed = computeStatements(facts, { sic, priceSplits });
     const periods =
       computed.balance_sheet.length + computed.cash_flow_statement.length + computed.income_statement.length;
     this.ctx.count("companyfacts", file, periods);

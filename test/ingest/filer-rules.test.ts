@@ -4,8 +4,12 @@
  * paper beside a current-debt line, a split older than cover-page share counts, an 8-K recast.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { splitsFromRestatements } from "../../src/ingest/compute/splits.ts";
 import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { parsePriceFileSplits } from "../../src/ingest/sources/prices.ts";
+import { FIXTURES } from "../helpers/env.ts";
 import { filing, periodAt, syntheticCompany } from "./companyfacts-helpers.ts";
 
 const year = (y: number) => ({ start: `${y}-01-01`, end: `${y}-12-31` });
@@ -184,5 +188,48 @@ describe("a split before cover-page share counts", () => {
     expect([at(2009).diluted_eps, at(2009).diluted_average_shares]).toEqual([5.5, 1_310]);
     expect([at(2010).diluted_eps, at(2010).diluted_average_shares]).toEqual([7.2, 1_300]);
     expect([at(2013).diluted_eps, at(2013).diluted_average_shares]).toEqual([11, 1_200]);
+  });
+});
+
+describe("a split recorded by a price file", () => {
+  test.skipIf(!FIXTURES)(
+    "yfinance's Stock Splits column: Apple's five splits, as new shares per old share",
+    () => {
+      const file = join(FIXTURES ?? "", "variants", "prices-adjusted-with-actions", "AAPL.csv");
+      expect(parsePriceFileSplits(readFileSync(file, "utf8"), "AAPL.csv")).toEqual([
+        { date: "1987-06-16", ratio: 2 },
+        { date: "2000-06-21", ratio: 2 },
+        { date: "2005-02-28", ratio: 2 },
+        { date: "2014-06-09", ratio: 7 },
+        { date: "2020-08-31", ratio: 4 },
+      ]);
+    },
+  );
+
+  test("a Stock Splits cell that is no ratio fails its row", () => {
+    const csv = "Date,Open,High,Low,Close,Volume,Dividends,Stock Splits\n2024-06-10,1,1,1,1,100,0.0,4:1\n";
+    expect(() => parsePriceFileSplits(csv, "X.csv")).toThrow("Stock Splits");
+  });
+
+  test("puts EPS filed before it on today's basis when the filings carry no signal of it", () => {
+    // Two 10-Ks, no share counts restated and no cover-page counts: only the price file knows.
+    const company = syntheticCompany([
+      ...tenK(2022, "0000000123-23-000001", [
+        { concept: "NetIncomeLoss", ...year(2022), val: 1_000 },
+        { concept: "EarningsPerShareDiluted", ...year(2022), val: 10, unit: "USD/shares" },
+      ]),
+      ...tenK(2023, "0000000123-24-000001", [
+        { concept: "NetIncomeLoss", ...year(2023), val: 1_200 },
+        { concept: "EarningsPerShareDiluted", ...year(2023), val: 3, unit: "USD/shares" },
+      ]),
+    ]);
+    const eps = (priceSplits: { date: string; ratio: number }[]) =>
+      periodAt(
+        computeStatements(company, { sic: null, priceSplits }).income_statement,
+        "annual",
+        "2022-12-31",
+      ).values.diluted_eps;
+    expect(eps([])).toBe(10);
+    expect(eps([{ date: "2023-06-01", ratio: 4 }])).toBe(2.5);
   });
 });

@@ -83,9 +83,13 @@ interface PeriodValues {
 const CONSECUTIVE_TOLERANCE_DAYS = 3;
 const TYPE_ORDER: Record<PeriodType, number> = { annual: 0, quarterly: 1, ttm: 2 };
 
-/** What the company's other sources say of it: its SIC code (submissions, listed-filer metadata). */
+/**
+ * What the company's other sources say of it: its SIC code (submissions, listed-filer
+ * metadata) and the splits its securities' price files record.
+ */
 export interface FilerProfile {
   sic: string | null;
+  priceSplits?: readonly SplitEvent[];
 }
 
 /** Computes the statements, filings and share counts of one company. */
@@ -105,7 +109,12 @@ export function computeStatements(
     splits: [],
   };
   if (currency === null) return out;
-  const splits = mergeSplits(inferSplits(out.shares_outstanding), splitsFromRestatements(company));
+  // Price files date a split exactly; the filings' signals date it by a later report.
+  const splits = mergeSplits(
+    profile.priceSplits ?? [],
+    inferSplits(out.shares_outstanding),
+    splitsFromRestatements(company),
+  );
   out.splits = splits;
   const periods = computePeriods(company, buildFiscalCalendar(scan), currency, splits);
   const reports = (field: string) => periods.some((p) => (p.base.get(field)?.value ?? null) !== null);

@@ -20,7 +20,7 @@
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
-import type { PriceRow } from "./prices.ts";
+import type { PriceRow, PriceSplit } from "./prices.ts";
 import {
   checkAdjustedPrices,
   checkVolume,
@@ -81,6 +81,14 @@ export function parseAlphaVantagePrices(
 ): ParseResult<PriceRow> {
   const { days, skipped } = readSeries(text, file, opts);
   return { rows: onSplitBasis(days, file).map((d) => d.price), skipped };
+}
+
+/** The file's splits: each day whose split coefficient is not 1, as new shares per old share. */
+export function parseAlphaVantageSplits(text: string, file: string, opts: ParseOptions = {}): PriceSplit[] {
+  return readSeries(text, file, opts)
+    .days.filter((d) => d.split > 0 && d.split !== 1)
+    .map((d) => ({ date: d.price.date, ratio: d.split }))
+    .sort((a, b) => (a.date < b.date ? -1 : 1));
 }
 
 /** The file's cash dividends on the split-adjusted basis of its prices, ascending by ex-date. */

@@ -19,7 +19,11 @@
  * XOM's 1968-02-20 in yfinance, 0.1603 against 0.1606); by more, it is an error.
  */
 import { ImportError } from "../errors.ts";
-import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavantage-daily.ts";
+import {
+  parseAlphaVantageDividends,
+  parseAlphaVantagePrices,
+  parseAlphaVantageSplits,
+} from "./alphavantage-daily.ts";
 import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
 import {
@@ -36,6 +40,12 @@ import {
   type SkippedRecord,
   shown,
 } from "./values.ts";
+
+/** A split a price file records: on `date` each share became `ratio` shares. */
+export interface PriceSplit {
+  date: string;
+  ratio: number;
+}
 
 export interface PriceRow {
   date: string;
@@ -56,6 +66,7 @@ const COLUMNS = {
   adj_close: ["adj_close", "adjclose", "adjusted_close"],
   volume: ["volume", "wolumen"],
   dividends: ["dividends"],
+  splits: ["stock_splits"],
 } as const;
 
 type Layout = Record<keyof typeof COLUMNS, number>;
@@ -73,6 +84,31 @@ export function carriesDividends(file: string, head: string): boolean {
     return false;
   }
   return findColumn(header, COLUMNS.dividends) >= 0;
+}
+
+/**
+ * Whether a price file carries split events: an Alpha Vantage series (its split
+ * coefficients), or a CSV whose header has a Stock Splits column (yfinance with actions).
+ */
+export function carriesSplits(file: string, head: string): boolean {
+  if (file.toLowerCase().endsWith(".json")) return true;
+  try {
+    return findColumn(readCsv(head.split(/\r?\n/, 1)[0] ?? "", file).header, COLUMNS.splits) >= 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The splits a price file records (a file that `carriesSplits`): each day whose Stock Splits
+ * (or Alpha Vantage split coefficient) is a positive number other than 1, as new shares per
+ * old share (yfinance's 4.0 is 4-for-1, 0.1 a 1-for-10 reverse split), ascending by date.
+ */
+export function parsePriceFileSplits(text: string, file: string, opts: ParseOptions = {}): PriceSplit[] {
+  if (file.toLowerCase().endsWith(".json")) return parseAlphaVantageSplits(text, file, opts);
+  return [...readPriceCsv(text, file, opts).splits]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([date, ratio]) => ({ date, ratio }));
 }
 
 /**
@@ -121,6 +157,7 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
   const noData: SkippedRecord[] = [];
   const lostDividends: SkippedRecord[] = [];
   const dividends = new Map<string, number>();
+  const splits = new Map<string, number>();
   let layout: Layout | null = null;
   let width = 0;
   forEachCsvRecord(text, file, (cells, line) => {
@@ -170,6 +207,8 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
         if (bad) throw new FieldError(bad);
         const row = priceRow(cells, at);
         readDividend(row.date);
+        const split = at.splits < 0 ? null : readSplit(cells[at.splits] ?? "");
+        if (split !== null) splits.set(row.date, split);
         return row;
       }),
     );
@@ -184,7 +223,7 @@ function readPriceCsv(text: string, file: string, opts: ParseOptions) {
       throw new ImportError(file, null, `date ${rows[i]?.date} appears more than once`);
     }
   }
-  return { rows, dividends, layout: at, skipped: [...result.skipped, ...noData], lostDividends };
+  return { rows, dividends, splits, layout: at, skipped: [...result.skipped, ...noData], lostDividends };
 }
 
 /** Whether a file's prices are adjusted for its dividends (yfinance's `auto_adjust`: no Adj Close). */
@@ -245,6 +284,15 @@ function headerLayout(cells: string[], file: string, line: number): Layout {
     );
   }
   return layout;
+}
+
+/** A Stock Splits cell: null for none (empty, 0 or 1), else the ratio; anything else is an error. */
+function readSplit(cell: string): number | null {
+  if (isMissing(cell)) return null;
+  const ratio = Number(cell.trim());
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1_000 || (ratio > 0 && ratio < 0.001))
+    throw new FieldError(`Stock Splits: ${shown(cell)} is not a split ratio`);
+  return ratio === 0 || ratio === 1 ? null : ratio;
 }
 
 /** How far below Low a High may be and still be rounding (see the module comment). */
