@@ -52,7 +52,7 @@ export class PriceStore {
   /**
    * The JSON array of one security's rows with dates in [start, end], ascending; `[]` when
    * none, in pieces: the brackets and a view of the mapped rows, copied only where the
-   * response is written (see `responseBody` in http/edge.ts).
+   * response is written (http/body.ts).
    */
   window(securityId: string, start: string, end: string): Uint8Array[] {
     const slot = this.index[securityId];
