@@ -39,7 +39,7 @@ const { Billing } = await import(join(root, "src/accounts/billing.ts"));
 const { AccountsStore } = await import(join(root, "src/accounts/store.ts"));
 const { createApp } = await import(join(root, "src/http/app.ts"));
 const { createLogger } = await import(join(root, "src/log.ts"));
-const { openDuckDb } = await import(join(root, "src/query/duckdb.ts"));
+const { openDuckDb } = await import(join(root, "src/snapshot/duckdb.ts"));
 const { SnapshotService } = await import(join(root, "src/query/snapshot.ts"));
 
 const cacheDir = join(REPO, ".bench-cache", mode.name);

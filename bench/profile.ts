@@ -97,8 +97,8 @@ const label = (f: CallFrame) =>
 const LAYERS: readonly (readonly [string, (f: CallFrame) => boolean])[] = [
   ["billing: bun:sqlite + src/accounts", (f) => f.url.includes("/src/accounts/") || f.url === "bun:sqlite"],
   [
-    "DuckDB (@duckdb/node-api, src/query/duckdb.ts)",
-    (f) => f.url.includes("@duckdb") || f.url.endsWith("/src/query/duckdb.ts"),
+    "DuckDB (@duckdb/node-api, src/snapshot/duckdb.ts)",
+    (f) => f.url.includes("@duckdb") || f.url.endsWith("/src/snapshot/duckdb.ts"),
   ],
   ["route handlers, models, queries", (f) => /\/src\/(http\/routes|http\/models|query|domain)\//.test(f.url)],
   [

@@ -6,7 +6,7 @@
  *
  * What goes in: the Bun runtime, the bundled code as bytecode (whitespace and syntax minified
  * only: Elysia relies on function and class names), swagger-ui's assets, DuckDB's linux-x64 binding
- * and its libduckdb.so (loaded by src/query/duckdb.ts), and the version, commit and build time
+ * and its libduckdb.so (loaded by src/snapshot/duckdb.ts), and the version, commit and build time
  * as compile-time constants (read by src/version.ts).
  */
 import { statSync } from "node:fs";

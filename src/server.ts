@@ -5,8 +5,8 @@ import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
 import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
-import { openDuckDb } from "./query/duckdb.ts";
 import { SnapshotService } from "./query/snapshot.ts";
+import { openDuckDb } from "./snapshot/duckdb.ts";
 import { VERSION } from "./version.ts";
 
 export interface RunningServer {

@@ -4,7 +4,7 @@ declare module "swagger-ui-dist/*" {
   export default path;
 }
 
-// The DuckDB library embedded in the binary (imported with `type: "file"` by query/duckdb.ts).
+// The DuckDB library embedded in the binary (imported with `type: "file"` by snapshot/duckdb.ts).
 declare module "@duckdb/node-bindings-linux-x64/libduckdb.so" {
   const path: string;
   export default path;

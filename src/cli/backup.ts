@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { backupAccountsDb } from "../accounts/maintenance.ts";
 import type { Config } from "../config.ts";
-import { readCurrent } from "../snapshots.ts";
+import { readCurrent } from "../snapshot/store.ts";
 import { accountsDbPath } from "./accounts.ts";
 import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
 

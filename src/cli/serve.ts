@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import { buildDemo } from "../demo/index.ts";
 import { createLogger } from "../log.ts";
 import { startServer } from "../server.ts";
-import { readCurrent } from "../snapshots.ts";
+import { readCurrent } from "../snapshot/store.ts";
 import { accountsDbPath } from "./accounts.ts";
 import { Flags, type Io, type ParsedArgs, printResult } from "./args.ts";
 import { progressPrinter } from "./snapshots.ts";

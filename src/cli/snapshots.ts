@@ -7,7 +7,7 @@ import {
   readCurrent,
   readManifest,
   verifySnapshot,
-} from "../snapshots.ts";
+} from "../snapshot/store.ts";
 import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
 
 /** `snapshots list` and `snapshots activate ID` */

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
 import { importSources } from "../ingest/import.ts";
-import type { Manifest } from "../snapshots.ts";
+import type { Manifest } from "../snapshot/store.ts";
 import { buildModel } from "./financials.ts";
 import { insiderDocuments, insiderFilings, writeForm4 } from "./form4.ts";
 import { writeCalendar, writeDividends } from "./market.ts";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Db, openDuckDb } from "../query/duckdb.ts";
+import { Db, openDuckDb } from "../snapshot/duckdb.ts";
 import {
   isSnapshotId,
   type Manifest,
@@ -9,7 +9,7 @@ import {
   snapshotsDir,
   type TableEntry,
   tableFileProblem,
-} from "../snapshots.ts";
+} from "../snapshot/store.ts";
 import { type Finding, fail, ok, warn } from "./findings.ts";
 
 /** Row count from the Parquet footer: DuckDB reads the metadata only, not the data. */

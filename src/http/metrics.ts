@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, problemResponse } from "../errors.ts";
-import type { Manifest } from "../snapshots.ts";
+import type { Manifest } from "../snapshot/store.ts";
 
 /** Latency buckets in seconds (Prometheus client defaults, which suit an HTTP API). */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;

@@ -3,8 +3,9 @@
  * its securities' prices and derived documents. Pure computation over the source files: the
  * results go back to the importer, which writes them in company order (see company-pool.ts).
  */
-import { type TableValues, tableValues } from "../domain/snapshot-tables.ts";
+
 import type { StatementKind, StatementPeriod } from "../domain/statements.ts";
+import { type TableValues, tableValues } from "../snapshot/tables.ts";
 import { computeQuote } from "./compute/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
 import type { ImportContext, RecordingContext } from "./context.ts";

@@ -11,7 +11,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
-import type { ImportReport } from "../snapshots.ts";
+import type { ImportReport } from "../snapshot/store.ts";
 import { asImportError, ImportError } from "./errors.ts";
 import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
 

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
 import { daysBetween } from "../domain/dates.ts";
 import { normalizeCik, normalizeTicker, tickerKey } from "../domain/tickers.ts";
-import { activateSnapshot, type Manifest } from "../snapshots.ts";
+import { activateSnapshot, type Manifest } from "../snapshot/store.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
 import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "./compute/earnings.ts";

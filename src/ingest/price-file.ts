@@ -9,7 +9,7 @@ import {
   PRICE_TEXT_FILE,
   type PriceIndex,
   priceRowText,
-} from "../domain/price-file.ts";
+} from "../snapshot/price-layout.ts";
 import type { PriceRow } from "./sources/prices.ts";
 
 /** One security's rows as the serving files hold them: built on the company pass's threads. */
@@ -35,7 +35,7 @@ export function serializePrices(rows: readonly PriceRow[]): SerializedPrices {
   return { days, offsets, text };
 }
 
-/** Writes the serving price files (see domain/price-file.ts) one security at a time. */
+/** Writes the serving price files (see snapshot/price-layout.ts) one security at a time. */
 export class PriceFileWriter {
   private readonly text: number;
   private readonly days: number;

@@ -4,8 +4,8 @@
  */
 
 import { toDayNumber } from "../domain/dates.ts";
-import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../domain/snapshot-tables.ts";
-import type { Db, loadDuckDb } from "../query/duckdb.ts";
+import type { Db, loadDuckDb } from "../snapshot/duckdb.ts";
+import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../snapshot/tables.ts";
 import { PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
 import { isCalendarDate } from "./sources/values.ts";
 

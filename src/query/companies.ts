@@ -1,5 +1,5 @@
 import type { Company } from "../domain/company.ts";
-import type { Row } from "./duckdb.ts";
+import type { Row } from "../snapshot/duckdb.ts";
 
 /** A row of the `companies` table. */
 export type CompanyRow = Company;

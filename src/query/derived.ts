@@ -1,5 +1,5 @@
 import type { DerivedKind } from "../domain/derived.ts";
-import type { Row } from "./duckdb.ts";
+import type { Row } from "../snapshot/duckdb.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
 /** Kinds whose bodies are large (monthly series): read from Parquet per request, not held in memory. */

@@ -7,7 +7,7 @@ import {
   PRICE_OFFSETS_FILE,
   PRICE_TEXT_FILE,
   type PriceIndex,
-} from "../domain/price-file.ts";
+} from "../snapshot/price-layout.ts";
 
 const OPEN = new TextEncoder().encode("[");
 const CLOSE = new TextEncoder().encode("]");
@@ -19,7 +19,7 @@ function mapped(path: string): Uint8Array {
 }
 
 /**
- * A snapshot's daily prices, memory-mapped (see domain/price-file.ts): only the pages a call
+ * A snapshot's daily prices, memory-mapped (see snapshot/price-layout.ts): only the pages a call
  * reads are loaded, and the operating system shares them with the page cache.
  */
 export class PriceStore {

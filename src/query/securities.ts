@@ -1,5 +1,5 @@
 import { tickerKey } from "../domain/tickers.ts";
-import type { Row } from "./duckdb.ts";
+import type { Row } from "../snapshot/duckdb.ts";
 
 /** A security as served (spec §2.1) plus what the read side needs to find its data. */
 export interface Security {

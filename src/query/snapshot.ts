@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import type { QuoteRow } from "../domain/quote.ts";
-import type { TableName } from "../domain/snapshot-tables.ts";
 import type { Logger } from "../log.ts";
-import { type Manifest, readCurrent, readManifest, snapshotDir, verifySnapshot } from "../snapshots.ts";
+import { Db, type Row, type SqlParams } from "../snapshot/duckdb.ts";
+import { type Manifest, readCurrent, readManifest, snapshotDir, verifySnapshot } from "../snapshot/store.ts";
+import type { TableName } from "../snapshot/tables.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
 import { loadDerived } from "./derived.ts";
-import { Db, type Row, type SqlParams } from "./duckdb.ts";
 import { PriceStore } from "./prices.ts";
 import { SecurityIndex } from "./securities.ts";
 

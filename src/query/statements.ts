@@ -1,5 +1,5 @@
 import { type PeriodType, STATEMENT_FIELDS, type StatementKind } from "../domain/statements.ts";
-import type { Row } from "./duckdb.ts";
+import type { Row } from "../snapshot/duckdb.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
 /** One statement period as served (spec §2.18; the statement object under its kind's name). */

@@ -9,8 +9,8 @@ import type { Limits } from "../../src/config.ts";
 import { createApp } from "../../src/http/app.ts";
 import type { Client } from "../../src/http/context.ts";
 import { createLogger } from "../../src/log.ts";
-import { openDuckDb } from "../../src/query/duckdb.ts";
 import { SnapshotService } from "../../src/query/snapshot.ts";
+import { openDuckDb } from "../../src/snapshot/duckdb.ts";
 
 export interface EdgeUnderTest {
   accounts: AccountsStore;

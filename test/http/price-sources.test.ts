@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addDays } from "../../src/domain/dates.ts";
-import { readCurrent, readManifest } from "../../src/snapshots.ts";
+import { readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { relDiff } from "./derived-facts.ts";
 import { type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";

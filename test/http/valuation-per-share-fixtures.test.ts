@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { daysBetween } from "../../src/domain/dates.ts";
-import { readCurrent, readManifest } from "../../src/snapshots.ts";
+import { readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
 import { expectProblem } from "../helpers/responses.ts";
 import { factsOf, NET_INCOME, readPriceCsv, relDiff, splitsFromActions } from "./derived-facts.ts";

@@ -10,7 +10,7 @@ import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ImportError } from "../../src/ingest/errors.ts";
 import { importSources } from "../../src/ingest/import.ts";
-import { listSnapshotIds, type Manifest, readCurrent } from "../../src/snapshots.ts";
+import { listSnapshotIds, type Manifest, readCurrent } from "../../src/snapshot/store.ts";
 import { tempDir } from "../helpers/env.ts";
 
 const PRICES = "Date,Open,High,Low,Close,Adj Close,Volume";

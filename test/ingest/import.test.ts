@@ -5,7 +5,7 @@ import { writeDemoSources } from "../../src/demo/index.ts";
 import { main } from "../../src/index.ts";
 import { ImportError } from "../../src/ingest/errors.ts";
 import { importSources } from "../../src/ingest/import.ts";
-import { listSnapshotIds, readCurrent, readManifest } from "../../src/snapshots.ts";
+import { listSnapshotIds, readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { tempDir } from "../helpers/env.ts";
 
 /** A small source dir: the demo universe's files. */

@@ -1,14 +1,14 @@
 /**
- * The serving price files (domain/price-file.ts): what the importer writes and the server cuts
+ * The serving price files (snapshot/price-layout.ts): what the importer writes and the server cuts
  * windows from must be, byte for byte, the JSON of the rows the window selects.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { fromDayNumber } from "../../src/domain/dates.ts";
-import { type DailyPrice, priceRowText } from "../../src/domain/price-file.ts";
 import { PriceFileWriter, serializePrices } from "../../src/ingest/price-file.ts";
 import type { PriceRow } from "../../src/ingest/sources/prices.ts";
 import { PriceStore } from "../../src/query/prices.ts";
+import { type DailyPrice, priceRowText } from "../../src/snapshot/price-layout.ts";
 import { tempDir } from "../helpers/env.ts";
 
 const price = fc.oneof(

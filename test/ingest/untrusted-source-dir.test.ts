@@ -5,7 +5,7 @@ import { ImportContext } from "../../src/ingest/context.ts";
 import { ImportError } from "../../src/ingest/errors.ts";
 import { importSources } from "../../src/ingest/import.ts";
 import { parseOwnershipDocument, parseSubmissionText } from "../../src/ingest/sources/form4.ts";
-import { readCurrent } from "../../src/snapshots.ts";
+import { readCurrent } from "../../src/snapshot/store.ts";
 import { type CliResult, cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { importErrorOf, ownershipXml } from "./ownership-xml.ts";

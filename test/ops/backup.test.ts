@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/index.ts";
-import { readCurrent } from "../../src/snapshots.ts";
+import { readCurrent } from "../../src/snapshot/store.ts";
 import { cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";

@@ -13,7 +13,7 @@ import {
 import { join } from "node:path";
 import type { DoctorReport } from "../../src/doctor/index.ts";
 import { main } from "../../src/index.ts";
-import { readCurrent, readManifest, snapshotDir } from "../../src/snapshots.ts";
+import { readCurrent, readManifest, snapshotDir } from "../../src/snapshot/store.ts";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, openAccounts } from "../helpers/server.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readCurrent } from "../../src/snapshots.ts";
+import { readCurrent } from "../../src/snapshot/store.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 const TOKEN = "metrics-token-for-tests-0123";

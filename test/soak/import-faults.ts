@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { writeDemoSources } from "../../src/demo/index.ts";
-import { verifySnapshot } from "../../src/snapshots.ts";
+import { verifySnapshot } from "../../src/snapshot/store.ts";
 import { cli } from "../helpers/cli.ts";
 import { ServerProcess, spawnStockd } from "../helpers/spawn.ts";
 import { within } from "../helpers/wait.ts";

@@ -3,7 +3,7 @@
  * importer writes exactly these; the read side selects from them by name.
  */
 
-import { STATEMENT_FIELDS, type StatementKind } from "./statements.ts";
+import { STATEMENT_FIELDS, type StatementKind } from "../domain/statements.ts";
 
 export type ColumnType = "VARCHAR" | "DATE" | "TIMESTAMP" | "DOUBLE" | "BIGINT" | "INTEGER" | "BOOLEAN";
 export type Columns = readonly (readonly [name: string, type: ColumnType])[];

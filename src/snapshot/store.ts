@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import type { TableName } from "./domain/snapshot-tables.ts";
+import type { TableName } from "./tables.ts";
 
 export interface TableEntry {
   file: string;
