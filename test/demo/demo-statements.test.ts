@@ -14,7 +14,8 @@ import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseDividends } from "../../src/ingest/sources/dividends.ts";
-import { demoFactFiles, eachCompany, factKey, factsOf, index } from "./raw-facts.ts";
+import { demoFactFiles, eachCompany } from "../helpers/demo-sources.ts";
+import { factKey, factsOf, valuesByFiling } from "../helpers/raw-companyfacts.ts";
 
 let dir: string;
 let files: Map<string, SecCompanyFacts>;
@@ -52,7 +53,7 @@ describe("companyfacts agree with the other demo sources", () => {
         readFileSync(join(dir, "dividends", `${c.tickers[0]}.csv`), "utf8"),
         "d.csv",
       );
-      const shares = index(file, ["WeightedAverageNumberOfSharesOutstandingBasic"], "shares");
+      const shares = valuesByFiling(file, ["WeightedAverageNumberOfSharesOutstandingBasic"], "shares");
       for (const f of factsOf(file, "PaymentsOfDividends").filter(
         (x) => x.fp === "FY" && (x.start ?? "") >= "2013-01-01",
       )) {

@@ -10,7 +10,8 @@ import { demoCompanies } from "../../src/demo/universe.ts";
 import { XBRL_FIRST_YEAR } from "../../src/demo/xbrl.ts";
 import { addDays } from "../../src/domain/dates.ts";
 import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
-import { demoFactFiles, eachCompany, factKey, factsOf, index } from "./raw-facts.ts";
+import { demoFactFiles, eachCompany } from "../helpers/demo-sources.ts";
+import { factKey, factsOf, valuesByFiling } from "../helpers/raw-companyfacts.ts";
 
 const REVENUE = ["RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet", "Revenues"];
 /** The day before the build day: the last price, and the last day a filing can be dated. */
@@ -27,11 +28,11 @@ const each = () => eachCompany(files);
 describe("companyfacts figures are consistent", () => {
   test("assets = liabilities + equity, and the current lines fit inside their totals", () => {
     for (const { ticker, file } of each()) {
-      const liabilities = index(file, ["Liabilities"]);
-      const equity = index(file, ["StockholdersEquity"]);
-      const total = index(file, ["LiabilitiesAndStockholdersEquity"]);
-      const current = index(file, ["AssetsCurrent"]);
-      const cash = index(file, ["CashAndCashEquivalentsAtCarryingValue"]);
+      const liabilities = valuesByFiling(file, ["Liabilities"]);
+      const equity = valuesByFiling(file, ["StockholdersEquity"]);
+      const total = valuesByFiling(file, ["LiabilitiesAndStockholdersEquity"]);
+      const current = valuesByFiling(file, ["AssetsCurrent"]);
+      const cash = valuesByFiling(file, ["CashAndCashEquivalentsAtCarryingValue"]);
       for (const f of factsOf(file, "Assets")) {
         const k = factKey(f);
         expect((liabilities.get(k) ?? Number.NaN) + (equity.get(k) ?? Number.NaN), `${ticker} ${k}`).toBe(
@@ -46,15 +47,15 @@ describe("companyfacts figures are consistent", () => {
 
   test("gross profit = revenue − cost; pretax = net income + tax; operating income = pretax + interest", () => {
     for (const { ticker, file } of each()) {
-      const revenue = index(file, REVENUE);
-      const cost = index(file, ["CostOfRevenue"]);
-      const gross = index(file, ["GrossProfit"]);
-      const tax = index(file, ["IncomeTaxExpenseBenefit"]);
-      const interest = index(file, ["InterestExpense"]);
-      const operating = index(file, ["OperatingIncomeLoss"]);
+      const revenue = valuesByFiling(file, REVENUE);
+      const cost = valuesByFiling(file, ["CostOfRevenue"]);
+      const gross = valuesByFiling(file, ["GrossProfit"]);
+      const tax = valuesByFiling(file, ["IncomeTaxExpenseBenefit"]);
+      const interest = valuesByFiling(file, ["InterestExpense"]);
+      const operating = valuesByFiling(file, ["OperatingIncomeLoss"]);
       const pretax =
         "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest";
-      const pretaxByKey = index(file, [pretax]);
+      const pretaxByKey = valuesByFiling(file, [pretax]);
       for (const [k, value] of gross)
         expect(value, `${ticker} ${k}`).toBe((revenue.get(k) ?? 0) - (cost.get(k) ?? 0));
       for (const f of factsOf(file, "NetIncomeLoss")) {
@@ -69,12 +70,12 @@ describe("companyfacts figures are consistent", () => {
 
   test("EPS = net income / weighted average shares, to the cent", () => {
     for (const { ticker, file } of each()) {
-      const netIncome = index(file, ["NetIncomeLoss"]);
+      const netIncome = valuesByFiling(file, ["NetIncomeLoss"]);
       for (const [eps, shares] of [
         ["EarningsPerShareBasic", "WeightedAverageNumberOfSharesOutstandingBasic"],
         ["EarningsPerShareDiluted", "WeightedAverageNumberOfDilutedSharesOutstanding"],
       ] as const) {
-        const count = index(file, [shares], "shares");
+        const count = valuesByFiling(file, [shares], "shares");
         const facts = factsOf(file, eps, "USD/shares");
         expect(facts.length, ticker).toBeGreaterThan(0);
         for (const f of facts) {
@@ -91,7 +92,7 @@ describe("companyfacts figures are consistent", () => {
     for (const { ticker, file } of each()) {
       const cash = new Map(factsOf(file, "CashAndCashEquivalentsAtCarryingValue").map((f) => [f.end, f.val]));
       const sections = ["Operating", "Investing", "Financing"].map((s) =>
-        index(file, [`NetCashProvidedByUsedIn${s}Activities`]),
+        valuesByFiling(file, [`NetCashProvidedByUsedIn${s}Activities`]),
       );
       for (const f of factsOf(file, "NetCashProvidedByUsedInOperatingActivities")) {
         const opening = cash.get(addDays(f.start ?? "", -1));

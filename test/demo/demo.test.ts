@@ -22,6 +22,7 @@ import { parseSubmissions } from "../../src/ingest/sources/submissions.ts";
 import { parseTickersExchange } from "../../src/ingest/sources/tickers.ts";
 import type { ParseResult } from "../../src/ingest/sources/values.ts";
 import { tempDir } from "../helpers/env.ts";
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 
 const DAY = new Date("2025-07-01T12:00:00Z");
 const LAST_DAY = "2025-06-30";
@@ -200,12 +201,9 @@ describe("determinism", () => {
     writeDemoSources(later, new Date("2025-10-15T12:00:00Z"));
     const strip = ({ frame: _frame, ...fact }: { frame?: string }) => JSON.stringify(fact);
     const factsOf = (root: string, cik: string) => {
-      const json = JSON.parse(readFileSync(join(root, "edgar/companyfacts", `CIK${cik}.json`), "utf8"));
       const all: string[] = [];
-      for (const [name, concept] of Object.entries(
-        json.facts["us-gaap"] as Record<string, { units: object }>,
-      )) {
-        for (const list of Object.values(concept.units) as { frame?: string }[][]) {
+      for (const [name, concept] of Object.entries(readCompanyFacts(root, cik).facts["us-gaap"] ?? {})) {
+        for (const list of Object.values(concept.units)) {
           for (const fact of list) all.push(`${name} ${strip(fact)}`);
         }
       }

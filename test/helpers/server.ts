@@ -1,3 +1,9 @@
+/**
+ * The real server in this process, over a data dir built once per test process and copied for
+ * each server (the demo snapshot, or an import of a source directory), and the fixtures that
+ * start one before a file's (or a describe's) tests and stop it after.
+ */
+import { afterAll, beforeAll, expect } from "bun:test";
 import { join } from "node:path";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { type Config, type Limits, loadConfig } from "../../src/config.ts";
@@ -6,6 +12,7 @@ import { importSources } from "../../src/ingest/import.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { copyToTemp, tempDir } from "./env.ts";
+import type { Json } from "./raw-sources.ts";
 
 /** Data directories built once per test process and copied for each test server. */
 const templates = new Map<string, Promise<string>>();
@@ -106,4 +113,73 @@ export async function startTestServer(dataDir?: string, opts: TestServerOptions 
 /** A second connection to a server's accounts DB, as the CLI would open it. */
 export function openAccounts(dataDir: string): AccountsStore {
   return AccountsStore.open(join(dataDir, "accounts.db"));
+}
+
+/**
+ * Registers, in the file or describe that calls it, a test server over `dataDir()` started
+ * before its tests and stopped after, and returns it: the object stands for the running
+ * server (used outside a test or hook, before the start, it throws).
+ */
+function serverFixture(dataDir: () => Promise<string>, opts: TestServerOptions = {}): TestServer {
+  let running: TestServer | undefined;
+  // Building the data dir template (the demo, an import of the fixtures) takes seconds, more
+  // on a loaded machine.
+  beforeAll(async () => {
+    running = await startTestServer(await dataDir(), opts);
+  }, 180_000);
+  afterAll(() => running?.stop());
+  const started = (): TestServer => {
+    if (!running) throw new Error("the test server starts in beforeAll: use it in a test or a hook");
+    return running;
+  };
+  return new Proxy({} as TestServer, {
+    get: (_, name) => Reflect.get(started(), name),
+    set: (_, name, value) => Reflect.set(started(), name, value),
+    has: (_, name) => Reflect.has(started(), name),
+  });
+}
+
+/** The demo server fixture: a test server over a private copy of the demo snapshot (see `serverFixture`). */
+export function useDemoServer(opts: TestServerOptions = {}): TestServer {
+  return serverFixture(demoDataDir, opts);
+}
+
+/**
+ * Runs `body` with a test server of its own over a private copy of the demo snapshot, with the
+ * limits `over` sets (the others lifted, see `limits`), stopped after.
+ */
+export async function withDemoServer<T>(
+  over: Partial<Limits>,
+  body: (server: TestServer) => Promise<T>,
+): Promise<T> {
+  const server = await startTestServer(await demoDataDir(), { config: { limits: limits(over) } });
+  try {
+    return await body(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Called inside a describe: a server over the import of `sources` and a key with ample
+ * credits, started before its tests and stopped after. `get` asserts a 200 and returns the
+ * JSON body.
+ */
+export function serverOverImport(sources: string) {
+  const server = serverFixture(() => importedDataDir(sources));
+  let key = "";
+  beforeAll(() => {
+    key = server.newKey(100_000).key;
+  });
+  return {
+    server,
+    get key(): string {
+      return key;
+    },
+    async get<T = Json>(path: string): Promise<T> {
+      const res = await server.get(path, key);
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as T;
+    },
+  };
 }

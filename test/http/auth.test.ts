@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { main } from "../../src/index.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const quiet = { out: () => {}, err: () => {} };
 

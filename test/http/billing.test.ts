@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Billing } from "../../src/accounts/billing.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { main } from "../../src/index.ts";
 import { tempDir } from "../helpers/env.ts";
-import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { openAccounts, useDemoServer, withDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const quiet = { out: () => {}, err: () => {} };
 
@@ -189,8 +184,7 @@ describe("server errors", () => {
   test("a 500 costs nothing and does not leak the cause", async () => {
     const { rmSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const broken = await startTestServer(await demoDataDir());
-    try {
+    await withDemoServer({}, async (broken) => {
       const id = broken.snapshots.current()?.id as string;
       rmSync(join(broken.dataDir, "snapshots", id, "filings.parquet"));
       const { key, userId } = broken.newKey(5);
@@ -201,8 +195,6 @@ describe("server errors", () => {
       expect((JSON.parse(text) as { code: string }).code).toBe("internal");
       expect(res.headers.get("x-credits-charged")).toBe("0");
       expect(broken.accounts.getBalance(userId)).toBe(5);
-    } finally {
-      await broken.stop();
-    }
+    });
   });
 });

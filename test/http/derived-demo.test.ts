@@ -6,20 +6,20 @@
  * from the service.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { writeDemoSources } from "../../src/demo/index.ts";
 import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import * as Models from "../../src/http/models/derived.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
-import { tempDir } from "../helpers/env.ts";
+import { demoCik, demoSourceDir } from "../helpers/demo-sources.ts";
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { type CsvPrice, type Json, readPriceCsv } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { RawFacts, readPriceCsv, relDiff } from "./derived-facts.ts";
-import { type CsvPrice, demoCik, type Json } from "./endpoint-helpers.ts";
+import { useDemoServer } from "../helpers/server.ts";
+import { RawFacts, relDiff } from "./derived-facts.ts";
 
 /** A derived endpoint: its URL for a ticker, OpenAPI path, pricing key and response model. */
 interface Route {
@@ -101,15 +101,8 @@ const ROUTES: Route[] = [
 /** The demo company with every kind of source: statements, dividends, calendar, estimates, growth. */
 const FULL = "DWGT";
 
-/** Demo source files for today, written once (the same bytes the snapshot was imported from). */
-let sourcesDir: string | null = null;
-function sources(): string {
-  if (sourcesDir === null) {
-    sourcesDir = tempDir("stockd-derived-demo-");
-    writeDemoSources(sourcesDir);
-  }
-  return sourcesDir;
-}
+/** Demo source files for today (the same bytes the snapshot was imported from). */
+const sources = (): string => demoSourceDir();
 
 /** Rows of a demo CSV as objects keyed by header. */
 function readCsv(path: string): Record<string, string>[] {
@@ -154,13 +147,9 @@ function undeclared(schema: TSchema, value: unknown, path = "$"): string[] {
   );
 }
 
-let server: TestServer;
+const server = useDemoServer();
 
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-  sources();
-}, 120_000); // building the demo snapshot and writing its sources take several seconds
-afterAll(() => server?.stop());
+beforeAll(sources, 120_000); // writing the demo sources takes seconds
 
 describe("derived endpoints over the demo", () => {
   for (const route of ROUTES) {
@@ -299,7 +288,7 @@ describe("demo values traced to the demo source files", () => {
   test(`${FULL} valuation: last close of prices/${FULL}.csv × the latest cover count filed by then`, async () => {
     const { key } = server.newKey(5);
     const last = prices(FULL).at(-1) as CsvPrice;
-    const raw = new RawFacts(join(sources(), "edgar", "companyfacts", `CIK${demoCik(FULL)}.json`));
+    const raw = new RawFacts(readCompanyFacts(sources(), demoCik(FULL)));
     const cover = raw.sharesKnownAt(last.date);
     if (!cover) throw new Error("no demo cover count");
     const body = (await (await server.get(`/securities/${FULL}/valuation`, key)).json()) as {

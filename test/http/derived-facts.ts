@@ -1,43 +1,24 @@
 /**
- * Readers of the raw real-data files for the derived-endpoint tests (derived-*.test.ts):
- * SEC companyfacts (edgar/companyfacts/CIK*.json), Yahoo-layout prices, the split column of
- * variants/prices-adjusted-with-actions, dividends/<T>.csv and the Nasdaq calendar files.
- * Expected values are computed here from those files with the rules of docs/methodology.md,
- * never by calling the code under test (calendar arithmetic, pinned by test/domain/dates.test.ts,
- * is shared).
+ * Expected values of the derived endpoints (derived-*.test.ts), computed from the raw files
+ * (read by test/helpers/raw-companyfacts.ts and raw-sources.ts) with the rules of
+ * docs/methodology.md, never by calling the code under test (calendar arithmetic, pinned by
+ * test/domain/dates.test.ts, is shared): TTM sums, total debt, balance dates, trailing
+ * yields, split factors.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { addDays, addYears, daysBetween } from "../../src/domain/dates.ts";
-import { type CsvPrice, readJson, readPriceCsv } from "./endpoint-helpers.ts";
-
-/** One fact as the SEC lists it. */
-export interface Fact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  fy?: number | null;
-  fp?: string | null;
-  form: string;
-  filed: string;
-}
-
-interface CompanyFactsFile {
-  facts: Record<string, Record<string, { units: Record<string, Fact[]> }>>;
-}
+import {
+  factsOf as conceptFacts,
+  latestFiled,
+  readCompanyFacts,
+  type SecCompanyFacts,
+  type SecFact,
+} from "../helpers/raw-companyfacts.ts";
+import { type CsvPrice, cikOf, type Split } from "../helpers/raw-sources.ts";
 
 /** Inclusive length of a duration fact in days. */
-const lengthOf = (f: Fact) => (f.start === undefined ? 0 : daysBetween(f.start, f.end) + 1);
-const isAnnual = (f: Fact) => lengthOf(f) >= 350 && lengthOf(f) <= 380;
-
-/** The fact filed last among several versions of one period (a restatement wins). */
-function latestFiled(facts: readonly Fact[]): Fact | null {
-  let best: Fact | null = null;
-  for (const f of facts) if (best === null || f.filed > best.filed) best = f;
-  return best;
-}
+const lengthOf = (f: SecFact) => (f.start === undefined ? 0 : daysBetween(f.start, f.end) + 1);
+const isAnnual = (f: SecFact) => lengthOf(f) >= 350 && lengthOf(f) <= 380;
 
 /** A TTM (or annual) sum rebuilt from raw facts, with the facts it came from. */
 export interface RawTtm {
@@ -45,7 +26,7 @@ export interface RawTtm {
   how: "annual" | "quarters";
   concept: string;
   /** The facts summed (latest-filed versions). */
-  parts: Fact[];
+  parts: SecFact[];
   /**
    * When it could first be computed: at a fiscal-year end, the first filing of the annual
    * fact; else the latest publication date of its four quarters.
@@ -54,7 +35,7 @@ export interface RawTtm {
 }
 
 /** First filing date of each period (start|end) among the facts of one concept. */
-function firstFilings(facts: readonly Fact[]): (fact: Fact) => string {
+function firstFilings(facts: readonly SecFact[]): (fact: SecFact) => string {
   const first = new Map<string, string>();
   for (const f of facts) {
     const k = `${f.start}|${f.end}`;
@@ -72,12 +53,12 @@ function firstFilings(facts: readonly Fact[]): (fact: Fact) => string {
  * fact for it appears as a comparative).
  */
 function quarterValue(
-  facts: readonly Fact[],
+  facts: readonly SecFact[],
   yearStart: string,
   prev: string | null,
   end: string,
-  published: (fact: Fact) => string,
-): { value: number; known: string; parts: Fact[] } | null {
+  published: (fact: SecFact) => string,
+): { value: number; known: string; parts: SecFact[] } | null {
   const start = prev === null ? yearStart : addDays(prev, 1);
   const quarter = latestFiled(facts.filter((f) => f.start === start && f.end === end));
   const ytd = latestFiled(facts.filter((f) => f.start === yearStart && f.end === end));
@@ -104,18 +85,13 @@ function quarterValue(
   };
 }
 
-/** One company's companyfacts file. */
+/** One company's companyfacts file, with the figures the derived endpoints are built from. */
 export class RawFacts {
-  private readonly file: CompanyFactsFile;
-
-  constructor(path: string) {
-    this.file = readJson<CompanyFactsFile>(path);
-  }
+  constructor(private readonly file: SecCompanyFacts) {}
 
   /** Every fact of `concept` in `unit` (us-gaap unless the concept is written `dei:Name`). */
-  all(concept: string, unit = "USD"): Fact[] {
-    const [taxonomy, name] = concept.includes(":") ? concept.split(":") : ["us-gaap", concept];
-    return this.file.facts[taxonomy as string]?.[name as string]?.units[unit] ?? [];
+  all(concept: string, unit = "USD"): SecFact[] {
+    return conceptFacts(this.file, concept, unit);
   }
 
   /** The latest-filed value of an instant fact dated `end`, or null. */
@@ -138,7 +114,7 @@ export class RawFacts {
    * The full-year fact ending nearest `end` within `tolerance` days (52/53-week years end on
    * different days), latest filed; null when none.
    */
-  annual(concept: string, end: string, tolerance = 3, unit = "USD"): Fact | null {
+  annual(concept: string, end: string, tolerance = 3, unit = "USD"): SecFact | null {
     const near = this.all(concept, unit).filter(
       (f) => isAnnual(f) && Math.abs(daysBetween(f.end, end)) <= tolerance,
     );
@@ -198,7 +174,7 @@ export class RawFacts {
           .slice(quarters.length);
         quarters.unshift(...needed);
       }
-      const parts: Fact[] = [];
+      const parts: SecFact[] = [];
       let value = 0;
       let known = "";
       for (const q of quarters.length === 4 ? quarters : []) {
@@ -225,7 +201,7 @@ export class RawFacts {
   }
 
   /** Ends of the quarter, half-year, nine-month and full-year facts starting on `yearStart`. */
-  private quarterEnds(facts: readonly Fact[], yearStart: string): string[] {
+  private quarterEnds(facts: readonly SecFact[], yearStart: string): string[] {
     const ranges = [
       [80, 100],
       [170, 190],
@@ -254,7 +230,7 @@ export class RawFacts {
   }
 
   /** dei:EntityCommonStockSharesOutstanding facts (single-class filers). */
-  sharesOutstanding(): Fact[] {
+  sharesOutstanding(): SecFact[] {
     return this.all("dei:EntityCommonStockSharesOutstanding", "shares");
   }
 
@@ -262,7 +238,7 @@ export class RawFacts {
    * The cover-page share count known on `date`: among the facts filed on or before it, the
    * one with the latest as-of date (the latest filing of that date). Null before the first.
    */
-  sharesKnownAt(date: string): Fact | null {
+  sharesKnownAt(date: string): SecFact | null {
     const known = this.sharesOutstanding().filter((f) => f.filed <= date);
     const lastEnd = known
       .map((f) => f.end)
@@ -369,25 +345,6 @@ export function trailingYields(
     });
 }
 
-export interface Split {
-  date: string;
-  ratio: number;
-}
-
-/** Split events of the "Stock Splits" column of variants/prices-adjusted-with-actions/<T>.csv. */
-export function splitsFromActions(root: string, ticker: string): Split[] {
-  const lines = readFileSync(join(root, "variants", "prices-adjusted-with-actions", `${ticker}.csv`), "utf8")
-    .split(/\r?\n/)
-    .filter(Boolean);
-  const header = (lines.shift() ?? "").split(",");
-  const at = header.indexOf("Stock Splits");
-  if (at < 0) throw new Error(`${ticker}: no Stock Splits column`);
-  return lines
-    .map((l) => l.split(","))
-    .filter((c) => Number(c[at]) > 0)
-    .map((c) => ({ date: (c[0] ?? "").slice(0, 10), ratio: Number(c[at]) }));
-}
-
 /** Product of the ratios of the splits after `date` (and, when given, on or before `until`). */
 export function splitFactorAfter(splits: readonly Split[], date: string, until?: string): number {
   return splits
@@ -395,93 +352,27 @@ export function splitFactorAfter(splits: readonly Split[], date: string, until?:
     .reduce((f, s) => f * s.ratio, 1);
 }
 
-/** dividends/<T>.csv rows `date,amount` (ex-date, split-adjusted amount per share). */
-export function readDividendCsv(path: string): { date: string; amount: number }[] {
-  const lines = readFileSync(path, "utf8").split(/\r?\n/).filter(Boolean);
-  const header = (lines.shift() ?? "").toLowerCase().split(",");
-  const [d, a] = [header.indexOf("date"), header.indexOf("amount")];
-  return lines.map((l) => {
-    const c = l.split(",");
-    return { date: c[d] as string, amount: Number(c[a]) };
-  });
-}
-
-/** One row of a Nasdaq earnings-calendar response, with the day it is for. */
-export interface NasdaqRow {
-  day: string;
-  symbol: string;
-  time: string;
-  epsForecast: string;
-  noOfEsts: string;
-  fiscalQuarterEnding: string;
-}
-
-/** Every row of calendar/*.json (Nasdaq API responses), dated by the response's asOf. */
-export function readNasdaqCalendar(root: string): NasdaqRow[] {
-  const dir = join(root, "calendar");
-  const out: NasdaqRow[] = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json"))) {
-    const body = readJson<{ data: { asOf: string; rows: Omit<NasdaqRow, "day">[] | null } }>(join(dir, name));
-    const day = nasdaqDay(body.data.asOf);
-    for (const r of body.data.rows ?? []) out.push({ ...r, day });
-  }
-  return out;
-}
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/** Nasdaq's asOf "Mon, Jul 1, 2024" → "2024-07-01". */
-function nasdaqDay(asOf: string): string {
-  const m = /^\w+, (\w{3}) (\d{1,2}), (\d{4})$/.exec(asOf.trim());
-  if (!m) throw new Error(`unexpected asOf ${asOf}`);
-  const month = MONTHS.indexOf(m[1] as string) + 1;
-  return `${m[3]}-${String(month).padStart(2, "0")}-${(m[2] as string).padStart(2, "0")}`;
-}
-
-/** Nasdaq money text: "$1.23" → 1.23, "($0.11)" → -0.11, "" or "N/A" → null. */
-export function nasdaqMoney(text: string): number | null {
-  const t = text.trim();
-  if (t === "" || t === "N/A" || t === "--") return null;
-  const negative = t.startsWith("(") && t.endsWith(")");
-  const n = Number(t.replace(/[()$,]/g, ""));
-  return negative ? -n : n;
-}
-
-export { readPriceCsv };
-
-/**
- * A ticker's CIK (10 digits) from edgar/company_tickers_exchange.json, else from
- * edgar/company_tickers.json (some listed tickers are only in the latter).
- */
-const cikCache = new Map<string, string>();
-export function cikOf(root: string, ticker: string): string {
-  const cached = cikCache.get(`${root}|${ticker}`);
-  if (cached) return cached;
-  const cik = lookUpCik(root, ticker);
-  cikCache.set(`${root}|${ticker}`, cik);
-  return cik;
-}
-
-function lookUpCik(root: string, ticker: string): string {
-  const list = readJson<{ fields: string[]; data: unknown[][] }>(
-    join(root, "edgar", "company_tickers_exchange.json"),
-  );
-  const row = list.data.find((r) => r[list.fields.indexOf("ticker")] === ticker);
-  if (row) return String(row[list.fields.indexOf("cik")]).padStart(10, "0");
-  const plain = readJson<Record<string, { cik_str: number; ticker: string }>>(
-    join(root, "edgar", "company_tickers.json"),
-  );
-  const entry = Object.values(plain).find((e) => e.ticker === ticker);
-  if (!entry) throw new Error(`${ticker} is in neither SEC ticker list`);
-  return String(entry.cik_str).padStart(10, "0");
-}
-
 /** The companyfacts file of a ticker. */
-export function factsOf(root: string, ticker: string): RawFacts {
-  return new RawFacts(join(root, "edgar", "companyfacts", `CIK${cikOf(root, ticker)}.json`));
+export function rawFactsOf(root: string, ticker: string): RawFacts {
+  return new RawFacts(readCompanyFacts(root, cikOf(root, ticker)));
 }
 
 /** Relative difference |a − b| / max(|b|, tiny). */
 export function relDiff(actual: number, expected: number): number {
   return Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-300);
 }
+
+// Moved to test/helpers/ (raw-sources.ts, raw-companyfacts.ts) or renamed; kept under the old names while other work still imports them from here.
+export type { SecFact as Fact } from "../helpers/raw-companyfacts.ts";
+export {
+  cikOf,
+  type NasdaqRow,
+  nasdaqMoney,
+  readDividendCsv,
+  readNasdaqCalendar,
+  readPriceCsv,
+  type Split,
+  splitsFromActions,
+} from "../helpers/raw-sources.ts";
+/** @deprecated rawFactsOf */
+export const factsOf = rawFactsOf;

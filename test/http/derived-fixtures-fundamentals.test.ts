@@ -9,23 +9,23 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { addYears, daysBetween } from "../../src/domain/dates.ts";
 import { FIXTURES } from "../helpers/env.ts";
+import { type CsvPrice, type Json, readPriceCsv } from "../helpers/raw-sources.ts";
+import { serverOverImport } from "../helpers/server.ts";
 import {
   balanceDateYearBefore,
   CAPEX,
   CFO,
   COST_OF_REVENUE,
   EQUITY,
-  factsOf,
   GROSS_PROFIT,
   NET_INCOME,
   OPERATING_INCOME,
   type RawFacts,
   REVENUE,
-  readPriceCsv,
+  rawFactsOf,
   relDiff,
   totalDebt,
 } from "./derived-facts.ts";
-import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const TOLERANCE = 1e-9;
@@ -52,7 +52,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
   // GOOGL is included as a fourth filer; TSLA's facts end in 2022 (a stale TTM).
   for (const ticker of ["AAPL", "NVDA", "TSLA", "GOOGL"]) {
     test(`${ticker}: fundamental-metrics recomputed from the raw TTM facts`, async () => {
-      const raw = factsOf(root, ticker);
+      const raw = rawFactsOf(root, ticker);
       const body = await get<Metrics>(`/stocks/${ticker}/fundamental-metrics`);
       // The latest reported period: the latest end of a us-gaap:NetIncomeLoss duration fact.
       const end = raw.latestPeriodEnd("NetIncomeLoss") as string;
@@ -93,7 +93,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
   }
 
   test("market-based yields are null when the statements were filed after the last price (AAPL)", async () => {
-    const raw = factsOf(root, "AAPL");
+    const raw = rawFactsOf(root, "AAPL");
     const body = await get<Metrics>("/stocks/AAPL/fundamental-metrics");
     const end = body.metadata.as_of_date as string;
     // The TTM period ending `end` was first filed after 2024-03-08, the last row of prices/AAPL.csv.
@@ -104,7 +104,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
   });
 
   test("AAPL capital-allocation: the latest fiscal year's raw cash-flow facts, as positive amounts", async () => {
-    const raw = factsOf(root, "AAPL");
+    const raw = rawFactsOf(root, "AAPL");
     const body = await get<{ metadata: Json; capital_allocation: Record<string, number | null> }>(
       "/stocks/AAPL/capital-allocation",
     );
@@ -147,7 +147,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
   });
 
   test("SNOW: convertible notes issued are debt issued (ProceedsFromConvertibleDebt, its only borrowing line)", async () => {
-    const raw = factsOf(root, "SNOW");
+    const raw = rawFactsOf(root, "SNOW");
     // The 10-K for fiscal 2025 (filed 2025-03-21): 2.3e9 of convertible senior notes issued in
     // the year to 2025-01-31, none in the two years before.
     const year = (end: string) => raw.annual("ProceedsFromConvertibleDebt", end)?.val;
@@ -162,7 +162,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
   });
 
   test("AAPL growth: revenue_growth_1y and revenue_cagr_3y from the raw annual revenue facts", async () => {
-    const raw = factsOf(root, "AAPL");
+    const raw = rawFactsOf(root, "AAPL");
     const body = await get<{ metadata: Json; growth: Record<string, number | null> }>("/stocks/AAPL/growth");
     const concept = "RevenueFromContractWithCustomerExcludingAssessedTax";
     const end = raw.latestAnnualEnd(concept) as string;
@@ -182,7 +182,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
 
   for (const ticker of ["AAPL", "NVDA", "TSLA"]) {
     test(`${ticker} owner-earnings: CFO − capex of the period named in metadata`, async () => {
-      const raw = factsOf(root, ticker);
+      const raw = rawFactsOf(root, ticker);
       const body = await get<{
         symbol: string;
         metadata: Json;
@@ -206,7 +206,7 @@ describe.skipIf(!FIXTURES)("derived fundamentals on real data (STOCKD_FIXTURES)"
     // TSLA's companyfacts end with the TTM to 2022-09-30, more than a year before the last
     // close in prices/TSLA.csv (docs/methodology.md, "Point in time"): owner earnings are
     // still estimated from those statements, but not divided by the 2024 market cap.
-    const raw = factsOf(root, "TSLA");
+    const raw = rawFactsOf(root, "TSLA");
     const last = readPriceCsv(join(root, "prices", "TSLA.csv")).at(-1) as CsvPrice;
     const end = "2022-09-30";
     expect(raw.latestPeriodEnd("NetIncomeLoss")).toBe(end);

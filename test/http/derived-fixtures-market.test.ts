@@ -10,27 +10,23 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import { FIXTURES } from "../helpers/env.ts";
-import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import {
-  cikOf,
-  factsOf,
-  nasdaqMoney,
-  readDividendCsv,
-  readNasdaqCalendar,
-  readPriceCsv,
-  relDiff,
-  trailingYields,
-} from "./derived-facts.ts";
 import {
   type CsvPrice,
+  cikOf,
   type FilingColumns,
   filingRows,
   type Json,
+  nasdaqMoney,
   type RawFiling,
+  readDividendCsv,
   readJson,
+  readNasdaqCalendar,
+  readPriceCsv,
   type Submissions,
-  serverOverImport,
-} from "./endpoint-helpers.ts";
+} from "../helpers/raw-sources.ts";
+import { chargedBy, expectProblem } from "../helpers/responses.ts";
+import { serverOverImport } from "../helpers/server.ts";
+import { rawFactsOf, relDiff, trailingYields } from "./derived-facts.ts";
 
 const root = FIXTURES ?? "";
 
@@ -195,7 +191,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       // the same item two days after each quarter (2026-01-02), release no earnings.
       expect((dates[0] as string) < (reports[0] as string)).toBe(true);
       if (ticker === "TSLA") expect(dates.slice(0, 2)).toEqual(["2026-01-28", "2025-10-22"]);
-      const raw = factsOf(root, ticker);
+      const raw = rawFactsOf(root, ticker);
       const body = await get<Earnings>(`/stocks/${ticker}/earnings`);
       expect(body.symbol).toBe(ticker);
       const e = body.earnings;
@@ -226,7 +222,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   }
 
   test("NVDA earnings: the latest release is not older than the filing of eps_latest_q's quarter", async () => {
-    const raw = factsOf(root, "NVDA");
+    const raw = rawFactsOf(root, "NVDA");
     const body = await get<Earnings>("/stocks/NVDA/earnings");
     const end = body.earnings.eps_latest_q_period_end as string;
     const filed = raw.firstFiled("EarningsPerShareDiluted", end, "USD/shares") as string;

@@ -12,8 +12,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addDays } from "../../src/domain/dates.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
-import { relDiff, splitFactorAfter, splitsFromActions, trailingYields } from "./derived-facts.ts";
-import { type CsvPrice, type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
+import { type CsvPrice, type Json, readPriceCsv, splitsFromActions } from "../helpers/raw-sources.ts";
+import { serverOverImport } from "../helpers/server.ts";
+import { relDiff, splitFactorAfter, trailingYields } from "./derived-facts.ts";
 
 const root = FIXTURES ?? "";
 

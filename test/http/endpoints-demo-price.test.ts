@@ -3,17 +3,13 @@
  * rows come from the demo source files (prices/<TICKER>.csv, edgar/submissions/*.json).
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { demoCik, demoSources } from "../helpers/demo-sources.ts";
+import { filingRows, type Json, newestFirst, secUrl, servedPrice } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { demoCik, demoSources, filingRows, type Json, newestFirst, secUrl } from "./endpoint-helpers.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
@@ -29,14 +25,7 @@ describe("/stocks/{symbol}/price", () => {
     const expected = demoSources()
       .prices("DWGT")
       .filter((r) => r.date >= "2024-01-03" && r.date <= "2024-02-14")
-      .map((r) => ({
-        date: r.date,
-        open: r.open,
-        close: r.close,
-        high: r.high,
-        low: r.low,
-        volume: r.volume,
-      }));
+      .map(servedPrice);
     expect(expected.length).toBeGreaterThan(25);
     expect(rows[0]?.date).toBe("2024-01-03");
     expect(rows.at(-1)?.date).toBe("2024-02-14");

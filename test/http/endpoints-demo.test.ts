@@ -4,18 +4,14 @@
  * for today), never from the service.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { addDays } from "../../src/domain/dates.ts";
+import { demoCik, demoSources } from "../helpers/demo-sources.ts";
+import type { Json } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { demoCik, demoSources, type Json } from "./endpoint-helpers.ts";
+import { startTestServer, useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const keys = (o: unknown) => Object.keys(o as Json).sort();
 

@@ -8,7 +8,6 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
-import { expectProblem } from "../helpers/responses.ts";
 import {
   type CsvPrice,
   type FilingColumns,
@@ -20,8 +19,10 @@ import {
   readPriceCsv,
   type Submissions,
   secUrl,
-  serverOverImport,
-} from "./endpoint-helpers.ts";
+  servedPrice,
+} from "../helpers/raw-sources.ts";
+import { expectProblem } from "../helpers/responses.ts";
+import { serverOverImport } from "../helpers/server.ts";
 
 const root = FIXTURES ?? "";
 const edgar = (...p: string[]) => join(root, "edgar", ...p);
@@ -223,14 +224,7 @@ describe.skipIf(!FIXTURES)("real data (STOCKD_FIXTURES)", () => {
         const rows = await get<Json[]>(`/stocks/AAPL/price?start_date=${start}&end_date=${end}`);
         const expected = prices("AAPL")
           .filter((r) => r.date >= (start as string) && r.date <= (end as string))
-          .map((r) => ({
-            date: r.date,
-            open: r.open,
-            close: r.close,
-            high: r.high,
-            low: r.low,
-            volume: r.volume,
-          }));
+          .map(servedPrice);
         expect(expected.length).toBeGreaterThan(20);
         expect(rows).toEqual(expected);
       }

@@ -6,10 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { demoSources } from "../helpers/demo-sources.ts";
 import { tempDir } from "../helpers/env.ts";
+import type { Json } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
 import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { demoSources, type Json } from "./endpoint-helpers.ts";
 
 interface Page {
   data: Json[];

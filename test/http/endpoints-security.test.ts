@@ -4,17 +4,12 @@
  * unless the call succeeds; the URL length limit; methods; /openapi.json and /docs.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import type { Json } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import type { Json } from "./endpoint-helpers.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 /** Credits per successful call, as published in the README's pricing table. */
 const README_PRICING: Record<string, number> = {

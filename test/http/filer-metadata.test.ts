@@ -11,8 +11,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
-import { type SyntheticFact, syntheticFactsJson } from "../ingest/companyfacts-helpers.ts";
-import { type Json, serverOverImport } from "./endpoint-helpers.ts";
+import type { Json } from "../helpers/raw-sources.ts";
+import { serverOverImport } from "../helpers/server.ts";
+import { type SyntheticFact, syntheticFactsJson } from "../helpers/synthetic-companyfacts.ts";
 
 const root = FIXTURES ?? "";
 

@@ -8,22 +8,19 @@
  * /stocks/{symbol}/secfiling rows link the document on the SEC site.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { daysBetween } from "../../src/domain/dates.ts";
-import type { SecFact } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
-import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
+import { readCompanyFacts, type SecFact } from "../helpers/raw-companyfacts.ts";
+import { type FilingColumns, type Json, readJson, type Submissions } from "../helpers/raw-sources.ts";
 import { chargedBy } from "../helpers/responses.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import type { FilingColumns, Json, Submissions } from "./endpoint-helpers.ts";
+import { serverOverImport } from "../helpers/server.ts";
 
 const root = FIXTURES ?? "";
 const AAPL = "0000320193";
 const TSLA = "0001318605";
-
-const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 
 // ---------------------------------------------------------------------------------------------
 // Raw files
@@ -111,21 +108,15 @@ interface FilingRow {
 }
 
 describe.skipIf(!FIXTURES)("filing metadata from XBRL (STOCKD_FIXTURES)", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(100_000).key;
-  }, 180_000); // the fixture import takes several seconds
-  afterAll(() => server?.stop());
+  const fixtures = serverOverImport(root);
 
   async function get<T = Json>(path: string): Promise<T> {
-    const res = await server.get(path, key);
+    const res = await fixtures.server.get(path, fixtures.key);
     expect(res.status, path).toBe(200);
     expect(chargedBy(res), path).toBe(1);
     return (await res.json()) as T;
   }
+
   /** Every row of a /sec_filings query, over all its pages. */
   async function secFilings(query: string): Promise<FilingRow[]> {
     const rows: FilingRow[] = [];

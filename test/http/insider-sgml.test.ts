@@ -8,7 +8,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
-import { type Json, serverOverImport } from "./endpoint-helpers.ts";
+import type { Json } from "../helpers/raw-sources.ts";
+import { serverOverImport } from "../helpers/server.ts";
 
 const root = FIXTURES ?? "";
 const SGML = "variants/sgml/0000320193-22-000061.txt";

@@ -9,14 +9,14 @@
  * edgar/company_tickers_exchange.json.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 import { FIXTURES } from "../helpers/env.ts";
+import type { Json } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import type { Json } from "./endpoint-helpers.ts";
+import { serverOverImport } from "../helpers/server.ts";
 
 const root = FIXTURES ?? "";
 const form4Dir = join(root, "edgar", "form4");
@@ -165,18 +165,12 @@ const canonical = <T extends ReturnType<typeof essence>>(rows: T[]) =>
   rows.map(essence).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 describe.skipIf(!FIXTURES)("/securities/{ticker}/insider_tradings over the real Form 4 files", () => {
-  let server: TestServer;
-  let key: string;
-
-  beforeAll(async () => {
-    server = await startTestServer(await importedDataDir(root));
-    key = server.newKey(1_000_000).key;
-  }, 180_000); // the fixture import takes several seconds
-  afterAll(() => server?.stop());
+  const fixtures = serverOverImport(root);
+  const server = fixtures.server;
 
   async function trades(ticker: string, query = ""): Promise<Response> {
     const path = `/securities/${ticker}/insider_tradings${query}`;
-    const res = await server.get(path, key);
+    const res = await server.get(path, fixtures.key);
     expect(res.status, path).toBe(200);
     expect(chargedBy(res), path).toBe(1);
     return (await res.json()) as Response;
@@ -361,7 +355,7 @@ describe.skipIf(!FIXTURES)("/securities/{ticker}/insider_tradings over the real 
       exchange: listed?.exchange,
     });
     // The same record as the search endpoint gives.
-    const search = await server.get("/securities/search?query=TSLA", key);
+    const search = await server.get("/securities/search?query=TSLA", fixtures.key);
     const first = ((await search.json()) as { data: Json[] }).data[0] as Json;
     const { insider_tradings: _, ...record } = body;
     expect(record).toEqual(first);

@@ -12,8 +12,9 @@ import { join } from "node:path";
 import { addDays } from "../../src/domain/dates.ts";
 import { readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
+import { type Json, readPriceCsv } from "../helpers/raw-sources.ts";
+import { serverOverImport } from "../helpers/server.ts";
 import { relDiff } from "./derived-facts.ts";
-import { type Json, readPriceCsv, serverOverImport } from "./endpoint-helpers.ts";
 
 const root = FIXTURES ?? "";
 const series = (t: string) => `variants/alphavantage/alphavantage_daily_adjusted_${t}.json`;

@@ -7,24 +7,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { demoCik, demoSources } from "../helpers/demo-sources.ts";
 import { tempDir } from "../helpers/env.ts";
+import { filingRows, type Json, type RawFiling, secUrl } from "../helpers/raw-sources.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { demoCik, demoSources, filingRows, type Json, type RawFiling, secUrl } from "./endpoint-helpers.ts";
+import { importedDataDir, startTestServer, type TestServer, useDemoServer } from "../helpers/server.ts";
 
 interface Page {
   data: Json[];
   pagination: { page: number; per_page: number; total: number; total_pages: number };
 }
 
-let server: TestServer;
+const server = useDemoServer();
 let key: string;
 
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
+beforeAll(() => {
   key = server.newKey(10_000).key;
 });
-afterAll(() => server.stop());
 
 async function filings(query: string, s = server, k = key): Promise<Page> {
   const res = await s.get(`/sec_filings?${query}`, k);

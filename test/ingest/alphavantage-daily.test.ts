@@ -13,7 +13,7 @@ import {
 } from "../../src/ingest/sources/alphavantage-daily.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { importErrorOf } from "../helpers/import-error.ts";
-import { readPriceCsv } from "../http/endpoint-helpers.ts";
+import { readPriceCsv } from "../helpers/raw-sources.ts";
 
 type Day = Record<string, string>;
 

@@ -3,13 +3,12 @@
  * SEC files in STOCKD_FIXTURES (skipped with a notice when unset).
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
+import { FIXTURES } from "../helpers/env.ts";
 import { importErrorOf } from "../helpers/import-error.ts";
-import { FIXTURES, readRaw } from "./companyfacts-helpers.ts";
-
-if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real companyfacts parser tests");
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 
 const fact = {
   start: "2023-01-01",
@@ -83,11 +82,12 @@ describe("parseCompanyFacts on synthetic documents", () => {
 });
 
 describe.skipIf(!FIXTURES)("parseCompanyFacts on the real SEC files", () => {
-  const dir = join(FIXTURES ?? "", "edgar/companyfacts");
+  const root = FIXTURES ?? "";
+  const dir = join(root, "edgar/companyfacts");
 
   test("parses every fixture, keeping every fact of every concept", () => {
     for (const name of readdirSync(dir)) {
-      const raw = JSON.parse(readFileSync(join(dir, name), "utf8"));
+      const raw = readCompanyFacts(root, name.slice("CIK".length, -".json".length));
       const parsed = parseCompanyFacts(raw, name);
       expect(`CIK${parsed.cik}.json`).toBe(name);
       let rawCount = 0;
@@ -103,9 +103,9 @@ describe.skipIf(!FIXTURES)("parseCompanyFacts on the real SEC files", () => {
   });
 
   test("LPA's zero-padded string cik and TSM's ifrs-full TWD facts", () => {
-    const lpa = parseCompanyFacts(readRaw("0001997711"), "lpa.json");
+    const lpa = parseCompanyFacts(readCompanyFacts(root, "0001997711"), "lpa.json");
     expect(lpa.cik).toBe("0001997711");
-    const tsm = parseCompanyFacts(readRaw("0001046179"), "tsm.json");
+    const tsm = parseCompanyFacts(readCompanyFacts(root, "0001046179"), "tsm.json");
     expect(tsm.entityName).toBe("Taiwan Semiconductor Manufacturing Company Limited");
     expect(tsm.facts.get("ifrs-full")?.get("Revenue")?.has("TWD")).toBe(true);
   });

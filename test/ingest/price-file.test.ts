@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { fromDayNumber } from "../../src/domain/dates.ts";
 import { PriceFileWriter, serializePrices } from "../../src/ingest/price-file.ts";
-import type { PriceRow } from "../../src/ingest/sources/prices.ts";
 import { PriceStore } from "../../src/query/prices.ts";
-import { type DailyPrice, priceRowText } from "../../src/snapshot/price-layout.ts";
+import { priceRowText } from "../../src/snapshot/price-layout.ts";
 import { tempDir } from "../helpers/env.ts";
+import { servedPrice } from "../helpers/raw-sources.ts";
 
 const price = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
@@ -17,15 +17,6 @@ const price = fc.oneof(
 );
 const orNull = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
 const volume = fc.oneof(fc.integer({ min: 0, max: 2 ** 53 - 1 }), fc.constantFrom(1e21, 2.5e22));
-
-const servedRow = (r: PriceRow): DailyPrice => ({
-  date: r.date,
-  open: r.open,
-  close: r.close,
-  high: r.high,
-  low: r.low,
-  volume: r.volume,
-});
 
 /** Ascending, distinct days from 1990 on; each with random values. */
 const securityRows = fc
@@ -52,7 +43,7 @@ describe("serving price files", () => {
   test("a row's text is exactly JSON.stringify of the served row", () => {
     fc.assert(
       fc.property(securityRows, (rows) => {
-        for (const row of rows) expect(priceRowText(servedRow(row))).toBe(JSON.stringify(servedRow(row)));
+        for (const row of rows) expect(priceRowText(servedPrice(row))).toBe(JSON.stringify(servedPrice(row)));
       }),
       { numRuns: 200 },
     );
@@ -77,7 +68,7 @@ describe("serving price files", () => {
             const start = fromDayNumber(from);
             const end = fromDayNumber(from + length);
             const rows = securities[which] ?? [];
-            const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedRow);
+            const expected = rows.filter((r) => r.date >= start && r.date <= end).map(servedPrice);
             expect(await new Blob(store.window(id, start, end)).text()).toBe(JSON.stringify(expected));
             expect(store.has(id)).toBe(rows.length > 0);
           }

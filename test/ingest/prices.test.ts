@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { carriesDividends, parsePriceFileDividends, parsePrices } from "../../src/ingest/sources/prices.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { importErrorOf } from "../helpers/import-error.ts";
-import { readPriceCsv } from "../http/endpoint-helpers.ts";
+import { readPriceCsv } from "../helpers/raw-sources.ts";
 
 const YFINANCE = "Date,Open,High,Low,Close,Volume,Dividends,Stock Splits";
 

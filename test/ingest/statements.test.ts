@@ -8,9 +8,14 @@ import { describe, expect, test } from "bun:test";
 import type { StatementPeriod } from "../../src/domain/statements.ts";
 import { type ComputedStatements, computeStatements } from "../../src/ingest/compute/statements.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
-import { FIXTURES, periodAt, rawFacts, rawValue, readRaw } from "./companyfacts-helpers.ts";
-
-if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real-file statement tests");
+import { FIXTURES } from "../helpers/env.ts";
+import {
+  latestValue,
+  periodFacts,
+  readCompanyFacts,
+  type SecCompanyFacts,
+} from "../helpers/raw-companyfacts.ts";
+import { periodAt } from "../helpers/statement-rows.ts";
 
 const AAPL = "0000320193";
 const NVDA = "0001045810";
@@ -19,11 +24,12 @@ const TSM = "0001046179";
 const GOOGL = "0001652044";
 const MRVL = "0001835632";
 
-const computed = new Map<string, { raw: unknown; out: ComputedStatements }>();
+const root = FIXTURES ?? "";
+const computed = new Map<string, { raw: SecCompanyFacts; out: ComputedStatements }>();
 function company(cik: string) {
   let entry = computed.get(cik);
   if (entry === undefined) {
-    const raw = readRaw(cik);
+    const raw = readCompanyFacts(root, cik);
     entry = { raw, out: computeStatements(parseCompanyFacts(raw, `CIK${cik}.json`)) };
     computed.set(cik, entry);
   }
@@ -47,18 +53,20 @@ function expectNamedValues(cik: string, type: string, start: string, end: string
   const cash = periodAt(out.cash_flow_statement, type, end);
   const balance = periodAt(out.balance_sheet, type, end);
   expect(income.period_start, `${cik} ${type} ${end} start`).toBe(start);
-  expect(income.values.revenue, "revenue").toBe(rawValue(raw, REVENUE, start, end));
-  expect(income.values.net_income, "net income").toBe(rawValue(raw, NET_INCOME, start, end));
+  expect(income.values.revenue, "revenue").toBe(latestValue(raw, REVENUE, start, end));
+  expect(income.values.net_income, "net income").toBe(latestValue(raw, NET_INCOME, start, end));
   expect(income.values.diluted_average_shares, "diluted shares").toBe(
-    rawValue(raw, DILUTED_SHARES, start, end, "shares") * splitSince,
+    latestValue(raw, DILUTED_SHARES, start, end, "shares") * splitSince,
   );
   expect(balance.values.total_assets, "total assets at the period end").toBe(
-    rawValue(raw, ["Assets"], null, end),
+    latestValue(raw, ["Assets"], null, end),
   );
-  expect(cash.values.cash_flow_from_operations, "operating cash flow").toBe(rawValue(raw, CFO, start, end));
+  expect(cash.values.cash_flow_from_operations, "operating cash flow").toBe(
+    latestValue(raw, CFO, start, end),
+  );
   // Cash-flow sign convention: capital expenditure is an outflow, stored negative.
   expect(cash.values.cash_flow_capital_expenditure, "capex (negated payments)").toBe(
-    -rawValue(raw, CAPEX, start, end),
+    -latestValue(raw, CAPEX, start, end),
   );
 }
 
@@ -80,9 +88,9 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     expect(periodAt(out.income_statement, "annual", "2024-01-28").fiscal_year).toBe(2024);
     const q3 = periodAt(out.income_statement, "quarterly", "2024-10-27");
     expect([q3.fiscal_year, q3.fiscal_quarter]).toEqual([2025, 3]);
-    expect(q3.values.revenue).toBe(rawValue(raw, REVENUE, "2024-07-29", "2024-10-27"));
+    expect(q3.values.revenue).toBe(latestValue(raw, REVENUE, "2024-07-29", "2024-10-27"));
     expect(q3.values.diluted_eps).toBe(
-      rawValue(raw, ["EarningsPerShareDiluted"], "2024-07-29", "2024-10-27", "USD/shares"),
+      latestValue(raw, ["EarningsPerShareDiluted"], "2024-07-29", "2024-10-27", "USD/shares"),
     );
   });
 
@@ -93,9 +101,9 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     const q3 = periodAt(out.cash_flow_statement, "quarterly", "2022-09-30");
     expect([q3.fiscal_year, q3.fiscal_quarter]).toEqual([2022, 3]);
     // Tesla's 10-Q cash-flow statements are year-to-date only: Q3 = 9M − 6M.
-    const nine = rawValue(raw, CFO, "2022-01-01", "2022-09-30");
-    const six = rawValue(raw, CFO, "2022-01-01", "2022-06-30");
-    expect(rawFacts(raw, CFO[0] as string, "USD", "2022-07-01", "2022-09-30")).toHaveLength(0);
+    const nine = latestValue(raw, CFO, "2022-01-01", "2022-09-30");
+    const six = latestValue(raw, CFO, "2022-01-01", "2022-06-30");
+    expect(periodFacts(raw, CFO[0] as string, "2022-07-01", "2022-09-30")).toHaveLength(0);
     expect(q3.values.cash_flow_from_operations).toBe(nine - six);
     expect(out.income_statement.some((p) => p.period_type === "annual" && p.fiscal_year === 2022)).toBe(
       false,
@@ -114,10 +122,10 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     for (const c of cases) {
       const { raw, out } = company(c.cik);
       for (const concept of ["LongTermDebtNoncurrent", "LongTermDebtCurrent", "LongTermNotesPayable"]) {
-        expect(rawFacts(raw, concept, "USD", null, c.end), `${c.cik} ${concept}`).toHaveLength(0);
+        expect(periodFacts(raw, concept, null, c.end), `${c.cik} ${concept}`).toHaveLength(0);
       }
       const balance = periodAt(out.balance_sheet, c.type, c.end);
-      const debt = rawValue(raw, ["LongTermDebt"], null, c.end);
+      const debt = latestValue(raw, ["LongTermDebt"], null, c.end);
       expect(balance.values.long_term_debt, `${c.cik} ${c.end}`).toBe(debt);
       const leases = balance.values.long_term_capital_lease_obligation ?? 0;
       expect(balance.values.long_term_debt_and_capital_lease_obligation).toBe(debt + leases);
@@ -125,28 +133,28 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     // Tesla 2021: the statement's "debt and finance leases, net of current portion" (5,245 M).
     const tesla = periodAt(company(TSLA).out.balance_sheet, "annual", "2021-12-31");
     expect(tesla.values.long_term_debt_and_capital_lease_obligation).toBe(
-      rawValue(company(TSLA).raw, ["LongTermDebt"], null, "2021-12-31") +
-        rawValue(company(TSLA).raw, ["FinanceLeaseLiabilityNoncurrent"], null, "2021-12-31"),
+      latestValue(company(TSLA).raw, ["LongTermDebt"], null, "2021-12-31") +
+        latestValue(company(TSLA).raw, ["FinanceLeaseLiabilityNoncurrent"], null, "2021-12-31"),
     );
   });
 
   test("Alphabet's LongTermDebt, above its reported debt including finance leases, is not taken as long-term debt", () => {
     const { raw, out } = company(GOOGL);
     const balance = periodAt(out.balance_sheet, "annual", "2021-12-31");
-    expect(rawValue(raw, ["LongTermDebt"], null, "2021-12-31")).toBeGreaterThan(
-      rawValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
+    expect(latestValue(raw, ["LongTermDebt"], null, "2021-12-31")).toBeGreaterThan(
+      latestValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
     );
     expect(balance.values.long_term_debt).toBeNull();
     expect(balance.values.long_term_debt_and_capital_lease_obligation).toBe(
-      rawValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
+      latestValue(raw, ["LongTermDebtAndCapitalLeaseObligations"], null, "2021-12-31"),
     );
   });
 
   test("a Q2 cash flow is the 6-month YTD minus Q1 (Apple FY2024)", () => {
     const { raw, out } = company(AAPL);
     const q2 = periodAt(out.cash_flow_statement, "quarterly", "2024-03-30");
-    const six = rawValue(raw, CFO, "2023-10-01", "2024-03-30");
-    const q1 = rawValue(raw, CFO, "2023-10-01", "2023-12-30");
+    const six = latestValue(raw, CFO, "2023-10-01", "2024-03-30");
+    const q1 = latestValue(raw, CFO, "2023-10-01", "2023-12-30");
     expect(q2.values.cash_flow_from_operations).toBe(six - q1);
     expect(q2.period_start).toBe("2023-12-31");
   });
@@ -175,7 +183,7 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
       expect(q4Income.fiscal_quarter).toBe(4);
       expect(q4Income.period_start).toBe(c.quarterStart);
       const q4 = (concepts: string[]) =>
-        rawValue(raw, concepts, c.fyStart, c.end) - rawValue(raw, concepts, c.fyStart, c.nineEnd);
+        latestValue(raw, concepts, c.fyStart, c.end) - latestValue(raw, concepts, c.fyStart, c.nineEnd);
       expect(q4Cash.values.cash_flow_from_operations, `${c.cik} Q4 CFO`).toBe(q4(CFO));
       expect(q4Cash.values.cash_flow_capital_expenditure, `${c.cik} Q4 capex`).toBe(-q4(CAPEX));
       expect(q4Income.values.net_income, `${c.cik} Q4 net income`).toBe(q4(NET_INCOME));
@@ -195,12 +203,12 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     const sum = quarters.reduce((s, q) => s + (q.values.revenue ?? Number.NaN), 0);
     expect(ttm.values.revenue).toBe(sum);
     const fromRaw =
-      rawValue(raw, REVENUE, "2022-09-25", "2023-09-30") -
-      rawValue(raw, REVENUE, "2022-09-25", "2022-12-31") +
-      rawValue(raw, REVENUE, "2023-10-01", "2023-12-30");
+      latestValue(raw, REVENUE, "2022-09-25", "2023-09-30") -
+      latestValue(raw, REVENUE, "2022-09-25", "2022-12-31") +
+      latestValue(raw, REVENUE, "2023-10-01", "2023-12-30");
     expect(ttm.values.revenue).toBe(fromRaw);
     const balance = periodAt(out.balance_sheet, "ttm", "2023-12-30");
-    expect(balance.values.total_assets).toBe(rawValue(raw, ["Assets"], null, "2023-12-30"));
+    expect(balance.values.total_assets).toBe(latestValue(raw, ["Assets"], null, "2023-12-30"));
   });
 
   test("every TTM row is the sum of four consecutive quarterly rows", () => {
@@ -224,20 +232,20 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
   test("a TTM across Tesla's 3-for-1 split (August 2022) averages its quarters' share counts on the post-split basis", () => {
     const { raw, out } = company(TSLA);
     const ttm = periodAt(out.income_statement, "ttm", "2022-09-30");
-    const q1 = rawValue(raw, DILUTED_SHARES, "2022-01-01", "2022-03-31", "shares");
-    const q2 = rawValue(raw, DILUTED_SHARES, "2022-04-01", "2022-06-30", "shares");
-    const q3 = rawValue(raw, DILUTED_SHARES, "2022-07-01", "2022-09-30", "shares");
+    const q1 = latestValue(raw, DILUTED_SHARES, "2022-01-01", "2022-03-31", "shares");
+    const q2 = latestValue(raw, DILUTED_SHARES, "2022-04-01", "2022-06-30", "shares");
+    const q3 = latestValue(raw, DILUTED_SHARES, "2022-07-01", "2022-09-30", "shares");
     // Q1 and Q2 were filed before the split, Q3 after it; the 10-K gives no Q4 2021 count.
     expect(q3 / q1).toBeCloseTo(3, 1);
-    expect(rawFacts(raw, DILUTED_SHARES[0] as string, "shares", "2021-10-01", "2021-12-31")).toEqual([]);
+    expect(periodFacts(raw, DILUTED_SHARES[0] as string, "2021-10-01", "2021-12-31", "shares")).toEqual([]);
     const shares = Math.round((q1 * 3 + q2 * 3 + q3) / 3);
     expect(ttm.values.diluted_average_shares).toBe(shares);
     // TTM EPS divides the earnings available to common stockholders by that count.
     const common = ["NetIncomeLossAvailableToCommonStockholdersBasic"];
     const earnings =
-      rawValue(raw, common, "2021-01-01", "2021-12-31") -
-      rawValue(raw, common, "2021-01-01", "2021-09-30") +
-      rawValue(raw, common, "2022-01-01", "2022-09-30");
+      latestValue(raw, common, "2021-01-01", "2021-12-31") -
+      latestValue(raw, common, "2021-01-01", "2021-09-30") +
+      latestValue(raw, common, "2022-01-01", "2022-09-30");
     expect(ttm.values.diluted_eps).toBeCloseTo(earnings / shares, 10);
   });
 
@@ -280,13 +288,13 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
   test("a quarter whose EPS a later 10-K restated for a split carries its count on that basis (Apple Q3 FY2019)", () => {
     const { raw, out } = company(AAPL);
     const row = periodAt(out.income_statement, "quarterly", "2019-06-29");
-    const eps = rawFacts(raw, "EarningsPerShareDiluted", "USD/shares", "2019-03-31", "2019-06-29").sort(
+    const eps = periodFacts(raw, "EarningsPerShareDiluted", "2019-03-31", "2019-06-29", "USD/shares").sort(
       (a, b) => a.filed.localeCompare(b.filed),
     );
     // The 10-Q reported 2.18; the FY2020 10-K, after the 4-for-1 split of August 2020, 0.55.
     expect([eps[0]?.val, eps.at(-1)?.val]).toEqual([2.18, 0.55]);
     expect(row.values.diluted_eps).toBe(0.55);
-    const filedCount = rawValue(raw, DILUTED_SHARES, "2019-03-31", "2019-06-29", "shares");
+    const filedCount = latestValue(raw, DILUTED_SHARES, "2019-03-31", "2019-06-29", "shares");
     expect(row.values.diluted_average_shares).toBe(filedCount * 4);
   });
 
@@ -294,8 +302,10 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     const { raw, out } = company(MRVL);
     const row = periodAt(out.income_statement, "quarterly", "2022-07-30");
     // The 10-Q reported EPS 0.01 on 4.3M of earnings and 857.9M shares: 0.01 × count / earnings ≈ 2.
-    const shares = rawValue(raw, DILUTED_SHARES, "2022-05-01", "2022-07-30", "shares");
-    expect(rawValue(raw, ["EarningsPerShareDiluted"], "2022-05-01", "2022-07-30", "USD/shares")).toBe(0.01);
+    const shares = latestValue(raw, DILUTED_SHARES, "2022-05-01", "2022-07-30", "shares");
+    expect(latestValue(raw, ["EarningsPerShareDiluted"], "2022-05-01", "2022-07-30", "USD/shares")).toBe(
+      0.01,
+    );
     expect(row.values.diluted_average_shares).toBe(shares);
     const ttm = periodAt(out.income_statement, "ttm", "2022-07-30");
     expect((ttm.values.diluted_average_shares as number) / shares).toBeCloseTo(1, 1);
@@ -326,25 +336,32 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     // FY2023: DepreciationAndAmortization, although Depreciation alone was filed later; it is
     // smaller than the year's AmortizationOfIntangibleAssets, so it cannot include it: both.
     const fy2023 = periodAt(mrvl.out.cash_flow_statement, "annual", "2023-01-28");
-    const combined = rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
-    const depreciation = rawFacts(mrvl.raw, "Depreciation", "USD", "2022-01-30", "2023-01-28");
+    const combined = latestValue(mrvl.raw, ["DepreciationAndAmortization"], "2022-01-30", "2023-01-28");
+    const depreciation = periodFacts(mrvl.raw, "Depreciation", "2022-01-30", "2023-01-28");
     expect(depreciation.some((f) => f.filed > "2024-01-01" && f.val < combined)).toBe(true);
-    const amortization = rawValue(mrvl.raw, ["AmortizationOfIntangibleAssets"], "2022-01-30", "2023-01-28");
+    const amortization = latestValue(
+      mrvl.raw,
+      ["AmortizationOfIntangibleAssets"],
+      "2022-01-30",
+      "2023-01-28",
+    );
     expect(amortization).toBeGreaterThan(combined);
     expect(fy2023.values.cash_flow_depreciation_depletion_amortization).toBe(combined + amortization);
     // FY2026: only the parts are tagged.
     const fy2026 = periodAt(mrvl.out.cash_flow_statement, "annual", "2026-01-31");
-    expect(() => rawValue(mrvl.raw, ["DepreciationAndAmortization"], "2025-02-02", "2026-01-31")).toThrow();
+    expect(() =>
+      latestValue(mrvl.raw, ["DepreciationAndAmortization"], "2025-02-02", "2026-01-31"),
+    ).toThrow();
     const parts =
-      rawValue(mrvl.raw, ["Depreciation"], "2025-02-02", "2026-01-31") +
-      rawValue(mrvl.raw, ["AmortizationOfIntangibleAssets"], "2025-02-02", "2026-01-31");
+      latestValue(mrvl.raw, ["Depreciation"], "2025-02-02", "2026-01-31") +
+      latestValue(mrvl.raw, ["AmortizationOfIntangibleAssets"], "2025-02-02", "2026-01-31");
     expect(fy2026.values.cash_flow_depreciation_depletion_amortization).toBe(parts);
     // TSM (ifrs-full, TWD) tags DepreciationExpense and AmortisationExpense: EBITDA = EBIT + both.
     const tsm = company(TSM);
     const income = periodAt(tsm.out.income_statement, "annual", "2024-12-31");
     const da =
-      rawValue(tsm.raw, ["DepreciationExpense"], "2024-01-01", "2024-12-31", "TWD", "ifrs-full") +
-      rawValue(tsm.raw, ["AmortisationExpense"], "2024-01-01", "2024-12-31", "TWD", "ifrs-full");
+      latestValue(tsm.raw, ["ifrs-full:DepreciationExpense"], "2024-01-01", "2024-12-31", "TWD") +
+      latestValue(tsm.raw, ["ifrs-full:AmortisationExpense"], "2024-01-01", "2024-12-31", "TWD");
     expect(income.values.depreciation_and_amortization).toBe(da);
     expect(income.values.ebitda).toBe((income.values.ebit as number) + da);
   });
@@ -353,17 +370,18 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     const { raw, out } = company(GOOGL);
     const balance = periodAt(out.balance_sheet, "annual", "2025-12-31");
     const expected =
-      rawValue(raw, ["Assets"], null, "2025-12-31") - rawValue(raw, ["AssetsCurrent"], null, "2025-12-31");
+      latestValue(raw, ["Assets"], null, "2025-12-31") -
+      latestValue(raw, ["AssetsCurrent"], null, "2025-12-31");
     expect(balance.values.total_non_current_assets).toBe(expected);
-    expect(expected).not.toBe(rawValue(raw, ["NoncurrentAssets"], null, "2025-12-31"));
+    expect(expected).not.toBe(latestValue(raw, ["NoncurrentAssets"], null, "2025-12-31"));
   });
 
   test("marketable securities from DebtSecuritiesCurrent once a filer tags that instead (NVIDIA FY2027 Q1)", () => {
     const { raw, out } = company(NVDA);
     const balance = periodAt(out.balance_sheet, "quarterly", "2026-04-26");
-    expect(() => rawValue(raw, ["MarketableSecuritiesCurrent"], null, "2026-04-26")).toThrow();
+    expect(() => latestValue(raw, ["MarketableSecuritiesCurrent"], null, "2026-04-26")).toThrow();
     expect(balance.values.marketable_securities).toBe(
-      rawValue(raw, ["DebtSecuritiesCurrent"], null, "2026-04-26"),
+      latestValue(raw, ["DebtSecuritiesCurrent"], null, "2026-04-26"),
     );
   });
 
@@ -380,7 +398,7 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
     ];
     for (const c of cases) {
       const { raw, out } = company(c.cik);
-      const facts = rawFacts(raw, c.concept, "USD", c.start, c.end).sort((a, b) =>
+      const facts = periodFacts(raw, c.concept, c.start, c.end).sort((a, b) =>
         a.filed.localeCompare(b.filed),
       );
       const first = facts[0];
@@ -409,7 +427,7 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
   test("TSM is read in TWD from ifrs-full concepts", () => {
     const { raw, out } = company(TSM);
     const ifrs = (concept: string, start: string | null, unit = "TWD") =>
-      rawValue(raw, [concept], start, "2024-12-31", unit, "ifrs-full");
+      latestValue(raw, [`ifrs-full:${concept}`], start, "2024-12-31", unit);
     const income = periodAt(out.income_statement, "annual", "2024-12-31");
     const cash = periodAt(out.cash_flow_statement, "annual", "2024-12-31");
     const balance = periodAt(out.balance_sheet, "annual", "2024-12-31");
@@ -446,13 +464,12 @@ describe.skipIf(!FIXTURES)("statements from real companyfacts", () => {
   test("shares outstanding come from the cover pages", () => {
     const { raw, out } = company(AAPL);
     const latest = out.shares_outstanding[out.shares_outstanding.length - 1];
-    const fact = rawFacts(
+    const fact = periodFacts(
       raw,
-      "EntityCommonStockSharesOutstanding",
-      "shares",
+      "dei:EntityCommonStockSharesOutstanding",
       null,
       latest?.date ?? "",
-      "dei",
+      "shares",
     )[0];
     expect(latest).toEqual({
       date: fact?.end ?? "",

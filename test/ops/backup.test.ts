@@ -1,19 +1,14 @@
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/index.ts";
 import { readCurrent } from "../../src/snapshot/store.ts";
 import { cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-}, 120_000); // builds the demo data set once
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 /** `stockd backup --json` through `main`, over the server's data dir. */
 async function backup(to: string) {

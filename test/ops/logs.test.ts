@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createLogger } from "../../src/log.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
 const METRICS_TOKEN = "metrics-token-for-log-test-42";
 const lines: string[] = [];
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir(), {
-    config: { metricsToken: METRICS_TOKEN },
-    log: createLogger("debug", (line) => lines.push(line)),
-  });
-}, 120_000); // builds the demo data set once
-afterAll(() => server.stop());
+const server = useDemoServer({
+  config: { metricsToken: METRICS_TOKEN },
+  log: createLogger("debug", (line) => lines.push(line)),
+});
 
 test("request logs carry the key prefix but never the key or the metrics token", async () => {
   const { key } = server.newKey(1);

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readCurrent } from "../../src/snapshot/store.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
 const TOKEN = "metrics-token-for-tests-0123";
 
-let server: TestServer;
-let disabled: TestServer;
-
-beforeAll(async () => {
-  const dir = await demoDataDir();
-  server = await startTestServer(dir, { config: { metricsToken: TOKEN } });
-  disabled = await startTestServer(await demoDataDir());
-}, 120_000); // builds the demo data set once
-afterAll(async () => {
-  await server.stop();
-  await disabled.stop();
-});
+const server = useDemoServer({ config: { metricsToken: TOKEN } });
+const disabled = useDemoServer();
 
 function scrape(token: string | null = TOKEN): Promise<Response> {
   return server.get("/metrics", token);

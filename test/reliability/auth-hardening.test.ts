@@ -3,18 +3,13 @@
  * presenting bad keys is throttled with 429 + Retry-After.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { startEdge } from "../helpers/edge.ts";
+import { expectLedgerConsistent, usageRows } from "../helpers/ledger.ts";
 import { expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, limits, startTestServer, type TestServer } from "../helpers/server.ts";
-import { expectLedgerConsistent, usageRows } from "./helpers.ts";
+import { demoDataDir, limits, useDemoServer, withDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 /** The query parameters src/http/admission.ts refuses (and the brief's examples among them). */
 const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
@@ -59,10 +54,7 @@ describe("keys in the query string", () => {
 
 describe("auth-failure throttle", () => {
   test("over HTTP: after authFailuresPerMinute bad keys the address gets 429 + Retry-After", async () => {
-    const throttled = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ authFailuresPerMinute: 5 }) },
-    });
-    try {
+    await withDemoServer({ authFailuresPerMinute: 5 }, async (throttled) => {
       const { key, userId } = throttled.newKey(10);
       for (let i = 0; i < 5; i++)
         await expectProblem(await throttled.get("/stocks/DWGT/profile", `sk_bad${i}`), 401, {
@@ -85,9 +77,7 @@ describe("auth-failure throttle", () => {
       await expectProblem(good, 429, { code: "rate_limited" });
       expect(usageRows(throttled, userId).rows).toBe(0);
       expectLedgerConsistent(throttled, userId, 10);
-    } finally {
-      await throttled.stop();
-    }
+    });
   });
 
   test("per address: a throttled address does not affect other addresses, and a valid key passes even from it", async () => {

@@ -4,18 +4,14 @@
  * of the ledger. Randomised parts are seeded (STOCKD_TEST_SEED replays the route mix).
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { PRICING } from "../../src/http/pricing.ts";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { expectLedgerConsistent, expectNothingHeld, rng, testSeed, usageRows } from "./helpers.ts";
+import { rng, testSeed } from "../helpers/seed.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 /** Routes that answer 2xx for the demo data, with their price. */
 const COST_1 = [

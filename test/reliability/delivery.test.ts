@@ -5,24 +5,20 @@
  * holds; `Host` plays no part in routing; what the HTTP parser refuses is problem+json.
  * Every exchange here is raw bytes over a socket, as a client would send them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { createLogger } from "../../src/log.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { GATED, withGate } from "../helpers/gate.ts";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
+import { useDemoServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { expectLedgerConsistent, expectNothingHeld, GATED, usageRows, withGate } from "./helpers.ts";
 
 const METRICS_TOKEN = "metrics-token-for-delivery-tests";
 const lines: string[] = [];
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir(), {
-    log: createLogger("info", (line) => lines.push(line)),
-    config: { metricsToken: METRICS_TOKEN },
-  });
+const server = useDemoServer({
+  log: createLogger("info", (line) => lines.push(line)),
+  config: { metricsToken: METRICS_TOKEN },
 });
-afterAll(() => server.stop());
 
 const PRICE_ALL = "/stocks/DWGT/price?start_date=1990-01-01&end_date=2026-11-01";
 

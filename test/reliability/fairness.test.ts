@@ -6,10 +6,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { FairGate } from "../../src/http/limits.ts";
+import { GATED, withGate } from "../helpers/gate.ts";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, limits, startTestServer } from "../helpers/server.ts";
+import { withDemoServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { expectLedgerConsistent, expectNothingHeld, GATED, usageRows, withGate } from "./helpers.ts";
 
 describe("FairGate", () => {
   test("a user holds at most slots - 1; another user starts at once while the first one's calls queue", async () => {
@@ -84,10 +85,7 @@ describe("FairGate", () => {
 
 describe("a user with many keys and a flood of heavy calls", () => {
   test("is capped per user, holds one DuckDB slot, and another user's heavy call runs at once", async () => {
-    const server = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ maxInFlight: 64, maxInFlightPerUser: 16, heavySlots: 2 }) },
-    });
-    try {
+    await withDemoServer({ maxInFlight: 64, maxInFlightPerUser: 16, heavySlots: 2 }, async (server) => {
       await withGate(server, async (gate) => {
         const flooder = server.newKey(10_000);
         const keys = [
@@ -125,18 +123,13 @@ describe("a user with many keys and a flood of heavy calls", () => {
         expectLedgerConsistent(server, other.userId, 9);
         await expectNothingHeld(server, other.key);
       });
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
 describe("a heavy call that waits past its budget", () => {
   test("gets 503, leaves the line and gives its in-flight place back at once", async () => {
-    const server = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ maxInFlightPerUser: 2, heavySlots: 1, requestTimeoutMs: 300 }) },
-    });
-    try {
+    await withDemoServer({ maxInFlightPerUser: 2, heavySlots: 1, requestTimeoutMs: 300 }, async (server) => {
       await withGate(server, async (gate) => {
         const { key, userId } = server.newKey(100);
         // The first holds the one slot (its query held at the gate); the second waits in line.
@@ -151,8 +144,6 @@ describe("a heavy call that waits past its budget", () => {
         await (await first).arrayBuffer();
         expectLedgerConsistent(server, userId, 100);
       });
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

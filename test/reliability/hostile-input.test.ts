@@ -10,20 +10,16 @@
  * of requests for a longer hunt (e.g. 5000).
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
-import { expectLedgerConsistent, expectNothingHeld, testSeed, usageRows } from "./helpers.ts";
+import { testSeed } from "../helpers/seed.ts";
+import { useDemoServer } from "../helpers/server.ts";
 
-let server: TestServer;
+const server = useDemoServer();
 
 const RUNS = Number(process.env.STOCKD_FUZZ_RUNS || 300);
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
 
 interface Parameter {
   name: string;

@@ -4,27 +4,16 @@
  * are a 409; failures are not remembered; the remembered response outlives a restart.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { IDEMPOTENCY_MAX_BYTES, IDEMPOTENCY_MAX_RESPONSES } from "../../src/accounts/store.ts";
+import { GATED, GATED_OTHER, withGate } from "../helpers/gate.ts";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { demoDataDir, openAccounts, startTestServer, useDemoServer } from "../helpers/server.ts";
 import { ServerProcess } from "../helpers/spawn.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import {
-  expectLedgerConsistent,
-  expectNothingHeld,
-  GATED,
-  GATED_OTHER,
-  usageRows,
-  withGate,
-} from "./helpers.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const PROFILE = "/stocks/DWGT/profile";
 // GATED and GATED_OTHER (helpers.ts) are DuckDB-backed: the gate can hold them inside their handler.

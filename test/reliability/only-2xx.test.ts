@@ -3,31 +3,25 @@
  * cost nothing (for the disconnect: what the documented rule allows, see below).
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { GATED, gateHandlers, SLOW, withGate } from "../helpers/gate.ts";
+import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, limits, openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
+import { rng, testSeed } from "../helpers/seed.ts";
+import {
+  demoDataDir,
+  limits,
+  openAccounts,
+  startTestServer,
+  useDemoServer,
+  withDemoServer,
+} from "../helpers/server.ts";
 import { ServerProcess } from "../helpers/spawn.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import {
-  expectLedgerConsistent,
-  expectNothingHeld,
-  GATED,
-  gateHandlers,
-  rng,
-  SLOW,
-  testSeed,
-  usageRows,
-  withGate,
-} from "./helpers.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 describe("4xx costs nothing", () => {
   test("every kind of 4xx: problem+json, not charged, nothing held, ledger unchanged", async () => {
@@ -67,8 +61,7 @@ describe("4xx costs nothing", () => {
 
 describe("a 500 costs nothing", () => {
   test("a Parquet file of the active snapshot deleted after start: 500 problem+json, not charged", async () => {
-    const broken = await startTestServer(await demoDataDir());
-    try {
+    await withDemoServer({}, async (broken) => {
       const id = broken.snapshots.current()?.id as string;
       rmSync(join(broken.dataDir, "snapshots", id, "filings.parquet"));
       const { key, userId } = broken.newKey(100);
@@ -86,9 +79,7 @@ describe("a 500 costs nothing", () => {
       expect(usageRows(broken, userId).rows).toBe(1);
       expectLedgerConsistent(broken, userId, 99);
       await expectNothingHeld(broken, key);
-    } finally {
-      await broken.stop();
-    }
+    });
   });
 
   test("a ledger commit that fails: 500 problem+json without internals, not charged", async () => {
@@ -156,10 +147,7 @@ describe("a call over its time budget costs nothing", () => {
   });
 
   test("a call held past its budget inside the handler gets 503 and is not charged when the handler ends", async () => {
-    const slow = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ requestTimeoutMs: 100 }) },
-    });
-    try {
+    await withDemoServer({ requestTimeoutMs: 100 }, async (slow) => {
       await withGate(slow, async (gate) => {
         const { key, userId } = slow.newKey(3);
         const pending = slow.get(GATED, key);
@@ -172,16 +160,13 @@ describe("a call over its time budget costs nothing", () => {
         expectLedgerConsistent(slow, userId, 3);
         await expectNothingHeld(slow, key);
       });
-    } finally {
-      await slow.stop();
-    }
+    });
   });
 
   test("a timed-out call still counts against the in-flight cap until its handler ends", async () => {
-    const slow = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ requestTimeoutMs: 50, maxInFlight: 1 }) },
-    });
-    try {
+    await withDemoServer({ requestTimeoutMs: 50, maxInFlight: 1 }, async (slow) => {
+      // withGate settles the queries before the server stops: stopping (closing DuckDB) under one
+      // crashes the process.
       await withGate(slow, async (gate) => {
         const { key } = slow.newKey(10);
         await expectProblem(await slow.get(GATED, key), 503, { code: "unavailable" });
@@ -190,10 +175,7 @@ describe("a call over its time budget costs nothing", () => {
         expect(second.status).toBe(429);
         expect(gate.waiting).toBe(1);
       });
-    } finally {
-      // After withGate settled the queries: stopping (closing DuckDB) under one crashes the process.
-      await slow.stop();
-    }
+    });
   });
 });
 

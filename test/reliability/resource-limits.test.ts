@@ -4,30 +4,17 @@
  * of unauthenticated requests that must not grow the process's memory.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
 import { startEdge } from "../helpers/edge.ts";
+import { GATED, SLOW, withGate } from "../helpers/gate.ts";
+import { account, expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
 import { chargedBy, expectProblem } from "../helpers/responses.ts";
-import { demoDataDir, limits, startTestServer, type TestServer } from "../helpers/server.ts";
+import { rng, testSeed } from "../helpers/seed.ts";
+import { demoDataDir, limits, useDemoServer, withDemoServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import {
-  account,
-  expectLedgerConsistent,
-  expectNothingHeld,
-  GATED,
-  rng,
-  SLOW,
-  testSeed,
-  usageRows,
-  withGate,
-} from "./helpers.ts";
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer(await demoDataDir());
-});
-afterAll(() => server.stop());
+const server = useDemoServer();
 
 const PROFILE = "/stocks/DWGT/profile";
 const RATE_LIMIT = /^"burst";r=\d+;t=\d+$/;
@@ -35,10 +22,7 @@ const RATE_LIMIT = /^"burst";r=\d+;t=\d+$/;
 describe("per-key rate limit", () => {
   test("burst 3: the 4th and later calls get 429 with Retry-After and RateLimit headers, not charged; other keys unaffected", async () => {
     // 0.01 token/s: no token comes back during the test, whatever the machine's speed.
-    const limited = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ ratePerSecond: 0.01, burst: 3 }) },
-    });
-    try {
+    await withDemoServer({ ratePerSecond: 0.01, burst: 3 }, async (limited) => {
       const a = limited.newKey(100);
       const responses = await Promise.all(Array.from({ length: 10 }, () => limited.get(PROFILE, a.key)));
       const ok = responses.filter((r) => r.status === 200);
@@ -72,18 +56,13 @@ describe("per-key rate limit", () => {
       }
       expectLedgerConsistent(limited, b.userId, 97);
       expectLedgerConsistent(limited, a.userId, 94);
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 });
 
 describe("per-key in-flight cap", () => {
   test("maxInFlight 2 with calls held in their handler: 2 run (2 credits held), the rest get 429 at once", async () => {
-    const capped = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ maxInFlight: 2 }) },
-    });
-    try {
+    await withDemoServer({ maxInFlight: 2 }, async (capped) => {
       await withGate(capped, async (gate) => {
         const { key, userId } = capped.newKey(100);
         const observer = capped.accounts.createKey(userId, "observer", null).key;
@@ -110,16 +89,11 @@ describe("per-key in-flight cap", () => {
         expectLedgerConsistent(capped, userId, 97);
         await expectNothingHeld(capped, observer);
       });
-    } finally {
-      await capped.stop();
-    }
+    });
   });
 
   test("maxInFlight 2 under 150 concurrent calls: never more than 2 credits held, ledger = 2xx", async () => {
-    const capped = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ maxInFlight: 2 }) },
-    });
-    try {
+    await withDemoServer({ maxInFlight: 2 }, async (capped) => {
       const { key, userId } = capped.newKey(1000);
       const observer = capped.accounts.createKey(userId, "observer", null).key;
       let running = true;
@@ -139,9 +113,7 @@ describe("per-key in-flight cap", () => {
       await Promise.all(responses.map((r) => r.arrayBuffer()));
       expect(usageRows(capped, userId).rows).toBe(ok.length);
       expectLedgerConsistent(capped, userId, 1000 - ok.length);
-    } finally {
-      await capped.stop();
-    }
+    });
   });
 });
 
@@ -252,10 +224,7 @@ describe("floods", () => {
     const seed = testSeed("unauthenticated flood");
     const random = rng(seed);
     // The default limit (30 failures per minute): what a deployment runs with.
-    const flood = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ authFailuresPerMinute: 30 }) },
-    });
-    try {
+    await withDemoServer({ authFailuresPerMinute: 30 }, async (flood) => {
       const statuses = new Map<number, number>();
       const round = async (n: number) => {
         for (let sent = 0; sent < n; sent += 200) {
@@ -276,9 +245,7 @@ describe("floods", () => {
       expect(statuses.get(401)).toBe(30);
       expect(statuses.get(429)).toBe(22_000 - 30);
       expect(statuses.size).toBe(2);
-    } finally {
-      await flood.stop();
-    }
+    });
   }, 60_000);
 
   test("every request authenticated and failing, from 256 addresses: memory does not grow", async () => {
@@ -313,10 +280,7 @@ describe("floods", () => {
   }, 60_000);
 
   test("the same flood with the default auth-failure limit (30/min) is refused with 429 after 30", async () => {
-    const flood = await startTestServer(await demoDataDir(), {
-      config: { limits: limits({ authFailuresPerMinute: 30 }) },
-    });
-    try {
+    await withDemoServer({ authFailuresPerMinute: 30 }, async (flood) => {
       const statuses: number[] = [];
       for (let i = 0; i < 10; i++) {
         const batch = await Promise.all(
@@ -329,9 +293,7 @@ describe("floods", () => {
       }
       expect(statuses.filter((s) => s === 401).length).toBe(30);
       expect(statuses.filter((s) => s === 429).length).toBe(970);
-    } finally {
-      await flood.stop();
-    }
+    });
   });
 
   test("a flood of failures from 120,000 distinct addresses within a minute keeps the throttle's memory bounded", () => {
