@@ -10,7 +10,6 @@ import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cli, cliJson } from "../helpers/cli.ts";
 import { ServerProcess, stockdEnv } from "../helpers/spawn.ts";
-import { billedCall, failingCall } from "./calls.ts";
 import { checkRestarted } from "./crash.ts";
 import {
   type AccountView,
@@ -31,59 +30,18 @@ import {
   type SoakContext,
   sleep,
 } from "./lib.ts";
-
-/** README: "a disabled key fails on a running server within 1 s" (the server polls every second). */
-export const DISABLE_BOUND_MS = 1000;
-/** Allowed on top: the probe's own period and timer jitter. */
-const PROBE_SLACK_MS = 150;
-const PROBE_EVERY_MS = 25;
-
-type KeyState = "enabled" | "disabled" | "uncertain";
-
-interface SimKey {
-  key: string;
-  id: string;
-  state: KeyState;
-}
-
-interface SimUser {
-  id: string;
-  email: string;
-  /** The model's balance: grants and debits the CLI reported, minus what 2xx responses charged. */
-  balance: number;
-  keys: SimKey[];
-  /**
-   * Until then (performance.now()) a running server may still use the balance from before
-   * the last CLI grant or debit: it caches balances and sees other processes' changes at its
-   * next 1 s poll, like key changes.
-   */
-  staleUntil: number;
-}
-
-const STEPS = {
-  grant: 12,
-  debit: 6,
-  calls: 40,
-  callsWithGrant: 8,
-  disable: 6,
-  enable: 12,
-  kill: 6,
-  killUnderLoad: 6,
-  term: 5,
-} as const;
-type Step = keyof typeof STEPS;
-
-/** One planned call and what a client may see. */
-interface Planned {
-  path: string;
-  method: string;
-  key: string | null;
-  user: SimUser | null;
-  /** The price, when it is a billed call that may succeed. */
-  cost: number;
-  /** Statuses allowed; a 2xx among them must charge `cost`. */
-  allowed: number[];
-}
+import {
+  DISABLE_BOUND_MS,
+  no402WhenCovered,
+  type Planned,
+  PROBE_EVERY_MS,
+  PROBE_SLACK_MS,
+  planCall,
+  type SimKey,
+  type SimUser,
+  STEPS,
+  type Step,
+} from "./simulation-model.ts";
 
 export async function simulationScenario(ctx: SoakContext): Promise<ScenarioResult> {
   const started = performance.now();
@@ -287,81 +245,6 @@ class Simulation {
     return r;
   }
 
-  /** What a call with this key may get, by the model's view of the key. */
-  private plan(): Planned {
-    const roll = this.rng.next();
-    const user = this.rng.pick(this.users);
-    const key = this.rng.pick(user.keys);
-    const budget = this.tight ? [503] : [];
-    const authed = (ok: number[]) =>
-      key.state === "enabled" ? ok : key.state === "disabled" ? [401] : [401, ...ok];
-    if (roll < 0.68) {
-      const c = billedCall(this.rng);
-      return {
-        path: c.path,
-        method: "GET",
-        key: key.key,
-        user,
-        cost: c.cost,
-        allowed: authed([200, 402, ...budget]),
-      };
-    }
-    if (roll < 0.82) {
-      const c = failingCall(this.rng);
-      // Admission (method, key in the URL) comes before authentication; the rest after it.
-      const early = c.status === 405 || c.path.includes("api_key");
-      return {
-        path: c.path,
-        method: c.method,
-        key: key.key,
-        user,
-        cost: 0,
-        allowed: early ? [c.status] : authed([c.status, ...(c.reserves ? [402] : []), ...budget]),
-      };
-    }
-    if (roll < 0.9)
-      return {
-        path: "/account",
-        method: "GET",
-        key: key.key,
-        user,
-        cost: 0,
-        allowed: authed([200, ...budget]),
-      };
-    if (roll < 0.95)
-      return {
-        path: billedCall(this.rng).path,
-        method: "GET",
-        key: null,
-        user: null,
-        cost: 0,
-        allowed: [401],
-      };
-    return {
-      path: "/stocks/DWGT/profile",
-      method: "GET",
-      key: `sk_${this.rng.word(43)}`,
-      user: null,
-      cost: 0,
-      allowed: [401],
-    };
-  }
-
-  /**
-   * A user whose balance covers everything this burst could hold at once (each billed call's
-   * price; 2, the highest price, for each failing call, which may be reserved before it
-   * fails) must not get 402, unless a CLI change to the balance is younger than the poll.
-   */
-  private no402WhenCovered(plans: Planned[]): void {
-    const exposure = new Map<SimUser, number>();
-    for (const p of plans)
-      if (p.user) exposure.set(p.user, (exposure.get(p.user) ?? 0) + (p.cost > 0 ? p.cost : 2));
-    const now = performance.now();
-    for (const p of plans)
-      if (p.user && now > p.user.staleUntil && p.user.balance >= (exposure.get(p.user) ?? 0))
-        p.allowed = p.allowed.filter((s) => s !== 402);
-  }
-
   /** Checks one outcome against its plan and applies its charge to the model. */
   private settle(p: Planned, o: Outcome, where: string): void {
     this.figures.calls++;
@@ -393,8 +276,8 @@ class Simulation {
   }
 
   private async calls(n: number, where: string): Promise<void> {
-    const plans = Array.from({ length: n }, () => this.plan());
-    this.no402WhenCovered(plans);
+    const plans = Array.from({ length: n }, () => planCall(this.rng, this.users, this.tight));
+    no402WhenCovered(plans);
     const outcomes = await Promise.all(
       plans.map((p) => call(this.url, p.path, { key: p.key, method: p.method })),
     );
@@ -405,7 +288,9 @@ class Simulation {
   private async callsWithGrant(where: string): Promise<void> {
     const user = this.rng.pick(this.users);
     const amount = this.rng.chance(0.5) ? this.rng.int(1, 100) : -this.rng.int(1, user.balance + 5);
-    const plans = Array.from({ length: this.rng.int(5, 40) }, () => this.plan());
+    const plans = Array.from({ length: this.rng.int(5, 40) }, () =>
+      planCall(this.rng, this.users, this.tight),
+    );
     const before = user.balance;
     const [grant, ...outcomes] = await Promise.all([
       this.grantCli(user, amount),
@@ -486,7 +371,9 @@ class Simulation {
   /** Calls cut off by a SIGKILL: the balance lands between "none of the cut-off calls debited" and "all". */
   private async killUnderLoad(where: string): Promise<void> {
     const server = this.server as ServerProcess;
-    const plans = Array.from({ length: this.rng.int(10, 60) }, () => this.plan());
+    const plans = Array.from({ length: this.rng.int(10, 60) }, () =>
+      planCall(this.rng, this.users, this.tight),
+    );
     const delay = this.rng.int(0, 300);
     const pending = plans.map((p) => call(this.url, p.path, { key: p.key, method: p.method }));
     await sleep(delay);
