@@ -5,6 +5,7 @@
 
 import { daysBetween } from "../domain/dates.ts";
 import type { DerivedKind } from "../domain/derived.ts";
+import type { CalendarRow } from "../snapshot/rows.ts";
 import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
 import { computeDividendSnapshot } from "./compute/dividend.ts";
 import {
@@ -27,7 +28,6 @@ import {
   computeValuationPoints,
   type ValuationPoints,
 } from "./compute/valuation-history.ts";
-import type { CalendarRow } from "./sources/calendar.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "./sources/estimates.ts";
 import type { GrowthSignalsRow } from "./sources/growth-signals.ts";
 import type { PriceRow } from "./sources/prices.ts";

@@ -4,9 +4,9 @@
  */
 import { join } from "node:path";
 import { tickerKey } from "../domain/tickers.ts";
+import type { CalendarRow } from "../snapshot/rows.ts";
 import { nextQuarterGap } from "./compute/earnings.ts";
 import type { ImportContext } from "./context.ts";
-import type { CalendarRow } from "./sources/calendar.ts";
 import { parseCalendar } from "./sources/calendar.ts";
 import { type DividendRow, parseDividends } from "./sources/dividends.ts";
 import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "./sources/estimates.ts";

@@ -1,28 +1,8 @@
 import { tickerKey } from "../domain/tickers.ts";
+import type { SecurityRow } from "../snapshot/rows.ts";
 import type { FigiRow } from "./sources/figi.ts";
 import type { CompanyRecord } from "./sources/submissions.ts";
 import type { TickerRow } from "./sources/tickers.ts";
-
-/** One row of the `securities` table. */
-export interface SecurityRow {
-  security_id: string;
-  ticker: string;
-  ticker_key: string;
-  cik: string | null;
-  name: string;
-  exchange: string | null;
-  security_type: string | null;
-  currency_code: string | null;
-  composite_figi: string | null;
-  share_class_figi: string | null;
-  active: boolean;
-  /**
-   * Position in the SEC's ticker lists (0 first), which the SEC orders by market value, largest
-   * first: the exchange list's position, else the plain list's after the whole exchange list.
-   * Search's tie-break towards the larger company. Null for a security no list names.
-   */
-  list_rank: number | null;
-}
 
 /** A trading symbol an issuer's ownership filings name (see import.ts `filedSymbols`). */
 export interface FiledSymbol {

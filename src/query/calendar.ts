@@ -1,17 +1,8 @@
+import type { CalendarRow } from "../snapshot/rows.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
-export interface CalendarEntry {
-  cik: string | null;
-  ticker: string;
-  earning_date: string;
-  earning_time: string;
-  eps_forecast: number | null;
-  eps_actual: number | null;
-  eps_surprise: number | null;
-  no_of_estimates: number | null;
-  fiscal_quarter_ending: string | null;
-  currency: string | null;
-}
+/** A calendar row as served: as stored. */
+export type CalendarEntry = CalendarRow;
 
 export interface CalendarFilter {
   securityId: string | null;

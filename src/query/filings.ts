@@ -1,20 +1,7 @@
+import type { FilingRow } from "../snapshot/rows.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
-/** A filing row as stored (spec §2.13/§2.14 fields come from it). */
-export interface FilingRow {
-  cik: string;
-  accession_number: string;
-  form: string;
-  filing_date: string;
-  report_date: string | null;
-  acceptance_date_time: string | null;
-  primary_document: string | null;
-  primary_doc_description: string | null;
-  fy: number | null;
-  fp: string | null;
-  period: string | null;
-  amendment_flag: boolean | null;
-}
+export type { FilingRow };
 
 export interface FilingFilter {
   cik: string | null;

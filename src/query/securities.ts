@@ -1,22 +1,9 @@
 import { tickerKey } from "../domain/tickers.ts";
 import type { Row } from "../snapshot/duckdb.ts";
+import type { SecurityRow } from "../snapshot/rows.ts";
 
 /** A security as served (spec §2.1) plus what the read side needs to find its data. */
-export interface Security {
-  security_id: string;
-  ticker: string;
-  ticker_key: string;
-  cik: string | null;
-  name: string;
-  exchange: string | null;
-  security_type: string | null;
-  currency_code: string | null;
-  composite_figi: string | null;
-  share_class_figi: string | null;
-  active: boolean;
-  /** Position in the SEC's ticker list, ordered by market value (absent from older snapshots). */
-  list_rank?: number | null;
-}
+export type Security = SecurityRow;
 
 export interface SearchPage {
   rows: Security[];

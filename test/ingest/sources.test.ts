@@ -6,9 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CalendarRow, parseCalendar } from "../../src/ingest/sources/calendar.ts";
+import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import { parseDividends } from "../../src/ingest/sources/dividends.ts";
 import { type EarningsHistory, parseAlphaVantageEarnings } from "../../src/ingest/sources/estimates.ts";
+import type { CalendarRow } from "../../src/snapshot/rows.ts";
 
 const FIXTURES = process.env.STOCKD_FIXTURES;
 if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real-file source parser tests");

@@ -37,6 +37,7 @@
  * 10-digit zero-padded. eps_surprise = eps_actual − eps_forecast when both are known, else null
  * (sources' own surprise figures are ignored).
  */
+import type { CalendarRow, EarningTime } from "../../snapshot/rows.ts";
 import { ImportError } from "../errors.ts";
 import { readCsv } from "./csv.ts";
 import { type Aliases, type FieldSource, fieldsFromCsv, fieldsFromObject, mapColumns } from "./fields.ts";
@@ -60,28 +61,6 @@ import {
   roundDecimal,
   shown,
 } from "./values.ts";
-
-/** When in the trading day results come out. */
-export type EarningTime = "pre-market" | "after-hours" | "during-market" | "not-supplied";
-
-/** One earnings date of one security (spec §2.16 plus fiscal_quarter_ending). */
-export interface CalendarRow {
-  ticker: string;
-  /** 10-digit zero-padded CIK when the source gives one; the importer fills it from EDGAR. */
-  cik: string | null;
-  /** YYYY-MM-DD. */
-  earning_date: string;
-  earning_time: EarningTime;
-  eps_forecast: number | null;
-  eps_actual: number | null;
-  /** eps_actual − eps_forecast, or null. */
-  eps_surprise: number | null;
-  no_of_estimates: number | null;
-  /** YYYY-MM (month precision). */
-  fiscal_quarter_ending: string | null;
-  /** Currency of the EPS figures when the source says (Alpha Vantage does; often not USD). */
-  currency: string | null;
-}
 
 type CalendarField =
   | "ticker"

@@ -40,8 +40,10 @@
  * | total_rvn_growth_5y_est | expected annual revenue growth over 5 years (fraction, ≥ -1) |
  * | eps_est_next_fy | consensus EPS for the next fiscal year (currency per share) |
  */
+
+import type { EarningTime } from "../../snapshot/rows.ts";
 import { ImportError } from "../errors.ts";
-import { type EarningTime, readEarningTime } from "./calendar.ts";
+import { readEarningTime } from "./calendar.ts";
 import { parseSignalsCsv, type SignalColumn, type SignalRow } from "./signals.ts";
 import {
   FieldError,

@@ -19,6 +19,7 @@ import { basename } from "node:path";
 import type { Company } from "../../domain/company.ts";
 import { countryIso } from "../../domain/country.ts";
 import { normalizeCik } from "../../domain/tickers.ts";
+import type { FilingRow } from "../../snapshot/rows.ts";
 import { ImportError } from "../errors.ts";
 import {
   dateRangeProblem,
@@ -41,15 +42,8 @@ export interface CompanyRecord extends Omit<Company, "first_filing_date"> {
   exchanges: (string | null)[];
 }
 
-export interface FilingRecord {
-  cik: string;
-  accession_number: string;
-  form: string;
-  filing_date: string;
-  report_date: string | null;
-  acceptance_date_time: string | null;
-  primary_document: string | null;
-  primary_doc_description: string | null;
+/** A filing as the submissions list it: the `filings` row without the XBRL fields, with its 8-K items. */
+export interface FilingRecord extends Omit<FilingRow, "fy" | "fp" | "period" | "amendment_flag"> {
   /** An 8-K's item numbers ("2.02,9.01"), null when none are given; not a snapshot column. */
   items: string | null;
 }

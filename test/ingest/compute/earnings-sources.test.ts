@@ -8,8 +8,8 @@
 import { describe, expect, test } from "bun:test";
 import { computeEarnings, computeEstimates, nextQuarterGap } from "../../../src/ingest/compute/earnings.ts";
 import { deriveEarnings, type SecurityInputs } from "../../../src/ingest/derive.ts";
-import type { CalendarRow } from "../../../src/ingest/sources/calendar.ts";
 import type { EarningsHistory, QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
+import type { CalendarRow } from "../../../src/snapshot/rows.ts";
 import { income, statements } from "./builders.ts";
 
 function row(date: string, quarter: string, actual: number | null, forecast: number | null): CalendarRow {

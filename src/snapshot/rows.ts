@@ -1,0 +1,63 @@
+/**
+ * Rows of the snapshot tables that both sides handle whole: the importer builds them, the read
+ * side serves them. One definition each, so the two cannot drift (columns: tables.ts).
+ */
+
+/** One row of the `securities` table. */
+export interface SecurityRow {
+  security_id: string;
+  ticker: string;
+  ticker_key: string;
+  cik: string | null;
+  name: string;
+  exchange: string | null;
+  security_type: string | null;
+  currency_code: string | null;
+  composite_figi: string | null;
+  share_class_figi: string | null;
+  active: boolean;
+  /**
+   * Position in the SEC's ticker lists (0 first), which the SEC orders by market value, largest
+   * first: the exchange list's position, else the plain list's after the whole exchange list.
+   * Search's tie-break towards the larger company. Null for a security no list names.
+   */
+  list_rank: number | null;
+}
+
+/** One row of the `filings` table: a filing's metadata from the submissions, XBRL fields where it has them. */
+export interface FilingRow {
+  cik: string;
+  accession_number: string;
+  form: string;
+  filing_date: string;
+  report_date: string | null;
+  acceptance_date_time: string | null;
+  primary_document: string | null;
+  primary_doc_description: string | null;
+  fy: number | null;
+  fp: string | null;
+  period: string | null;
+  amendment_flag: boolean | null;
+}
+
+/** When in the trading day results come out. */
+export type EarningTime = "pre-market" | "after-hours" | "during-market" | "not-supplied";
+
+/** One row of the `earnings_calendar` table: one earnings date of one security. */
+export interface CalendarRow {
+  ticker: string;
+  /** 10-digit zero-padded CIK when the source gives one; the importer fills it from EDGAR. */
+  cik: string | null;
+  /** YYYY-MM-DD. */
+  earning_date: string;
+  earning_time: EarningTime;
+  eps_forecast: number | null;
+  eps_actual: number | null;
+  /** eps_actual − eps_forecast, or null. */
+  eps_surprise: number | null;
+  no_of_estimates: number | null;
+  /** YYYY-MM (month precision). */
+  fiscal_quarter_ending: string | null;
+  /** Currency of the EPS figures when the source says (Alpha Vantage does; often not USD). */
+  currency: string | null;
+}
