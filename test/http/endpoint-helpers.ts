@@ -1,15 +1,3 @@
-// Moved to test/helpers/ (raw-sources.ts, demo-sources.ts, server.ts); re-exported while other work still imports them from here.
-export { type DemoSources, demoCik, demoSources } from "../helpers/demo-sources.ts";
-export {
-  type CsvPrice,
-  type FilingColumns,
-  filingRows,
-  type Json,
-  newestFirst,
-  type RawFiling,
-  readJson,
-  readPriceCsv,
-  type Submissions,
-  secUrl,
-} from "../helpers/raw-sources.ts";
+// Moved to test/helpers/ (raw-sources.ts, demo-sources.ts, server.ts); re-exported while files written by others meanwhile (valuation-per-share-fixtures.test.ts) import them from here.
+export type { CsvPrice, Json } from "../helpers/raw-sources.ts";
 export { serverOverImport } from "../helpers/server.ts";
