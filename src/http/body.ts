@@ -19,9 +19,12 @@ export function byteLength(body: BodyBytes): number {
 export const wholeBody = (body: BodyBytes): string | Blob =>
   typeof body === "string" ? body : new Blob(body);
 
-/** A fast-path route's 200 body; made into a reply once every header field is known. */
+/** A fast-path route's 200 body and its content type; made into a reply once every header field is known. */
 export class Body {
-  constructor(readonly bytes: BodyBytes) {}
+  constructor(
+    readonly bytes: BodyBytes,
+    readonly type: string = JSON_TYPE,
+  ) {}
 }
 
 /** What the routed part of a call answers: a Response (Elysia, errors) or a fast-path route's body. */

@@ -51,6 +51,13 @@ export class Call {
   idempotency: FirstOfRetries | null = null;
   /** settle: set when the debit is committed; the UTC day its usage counts on (a refund takes it back there). */
   charged: { day: string } | null = null;
+  /**
+   * bill: the answer's entity tag (conditional.ts) when it depends only on the snapshot and the
+   * request; null for answers that carry none.
+   */
+  etag: string | null = null;
+  /** bill: the request's `If-None-Match` names `etag`: a 2xx answer becomes a free 304. */
+  notModified = false;
   /** Header fields the edge adds to the answer: the rate limit's (limit), the credits' (settle). */
   headers: Record<string, string> = {};
   /** bill: true while the call holds one of the heavy-call slots (limits.ts FairGate). */

@@ -4,7 +4,8 @@ import { ApiError, problem, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
-import { type Answer, Body } from "./body.ts";
+import type { Answer } from "./body.ts";
+import { entityTag, matchesIfNoneMatch } from "./conditional.ts";
 import { attachCall, Call, type Client, type Dispatch, IN_PROCESS } from "./context.ts";
 import { answerFast, type FastMatch } from "./fast-path.ts";
 import { beginIdempotent, type IdempotencyGate } from "./idempotency.ts";
@@ -39,11 +40,12 @@ interface EdgeDeps {
  * - authenticate: a valid key (one 401 for every kind of bad key; an address that keeps failing
  *   is throttled before its keys are even hashed), except on public paths;
  * - limit: the key's rate, counts written in digits, the key's and the user's calls in flight;
- * - serve: the snapshot the call reads, idempotent retries, and the route within a time budget;
- *   the route calls `bill` once its parameters are valid (the price reserved; a heavy call
- *   then waits for a heavy-call slot);
- * - settle: once the final status is known, the reservation committed (a 2xx, before the
- *   response is sent) or released.
+ * - serve: the snapshot the call reads (named in `X-Snapshot-Id`), idempotent retries, and the
+ *   route within a time budget; the route calls `bill` once its parameters are valid (the
+ *   answer's entity tag made, the price reserved unless `If-None-Match` names that tag; a heavy
+ *   call then waits for a heavy-call slot);
+ * - settle: once the final status is known, a 2xx made a 304 for a client whose copy is current,
+ *   the reservation committed (a 2xx, before the response is sent) or released.
  * Once the transport says how the response went out, `delivered` refunds a debit whose
  * response was not delivered, and counts and logs the call.
  */
@@ -178,6 +180,7 @@ export class Edge {
 
   /** The route's answer settled; a later answer races the call's time budget. */
   private route(call: Call): Reply | Promise<Reply> {
+    if (call.snapshot) call.headers["x-snapshot-id"] = call.snapshot.manifest.id;
     const answered = call.dispatch(call);
     if (!(answered instanceof Promise)) return this.after.settle(call, answered);
     call.work = answered.catch(() => {});
@@ -195,7 +198,7 @@ export class Edge {
   /** A fast-path route's answer: its body, or the problem it threw. */
   private answerFast(fast: FastMatch, call: Call): Answer {
     try {
-      return new Body(answerFast(fast, call, this.bill));
+      return answerFast(fast, call, this.bill);
     } catch (error) {
       return errorResponse(error, call.requestId, this.deps.log);
     }
@@ -209,6 +212,12 @@ export class Edge {
   readonly bill: Bill = (call, route) => {
     call.endpoint = route.endpoint;
     if (!call.key) throw new ApiError("unauthorized", "a valid API key is required");
+    if (call.snapshot && !route.unversioned) {
+      call.etag = entityTag(call.snapshot.manifest.id, call.url);
+      call.notModified = matchesIfNoneMatch(call.request.headers.get("if-none-match"), call.etag);
+    }
+    // A client whose copy is current gets a 304, which costs nothing: no credits are held.
+    if (call.notModified) return route.heavy ? this.waitForHeavySlot(call, call.key.user_id) : undefined;
     const cost = PRICING[route.endpoint];
     const reserved = this.deps.billing.reserve(call.key, cost);
     if (!reserved.ok) {

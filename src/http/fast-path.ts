@@ -1,10 +1,10 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type FieldError, invalidParameter } from "../errors.ts";
-import type { BodyBytes } from "./body.ts";
+import type { Body } from "./body.ts";
 import type { Call } from "./context.ts";
 import { parseRule, requireSnapshot } from "./params.ts";
-import type { Bill, Route } from "./route.ts";
+import { type Bill, fastBody, type Route } from "./route.ts";
 
 type Values = Record<string, string>;
 
@@ -64,16 +64,16 @@ export function fastPathMatcher(routes: readonly Route[]): (pathname: string) =>
  * Answers a matched call as Elysia would answer it for the same schemas, without its per-call
  * work: 503 without a snapshot; each parameter checked, with the same 400 (the parameter named,
  * "is required" when absent); then the bill step (402 when the balance does not cover the
- * price); then the handler's body. Throws ApiError.
+ * price); then the handler's body (as CSV for `format=csv`, route.ts `fastBody`). Throws ApiError.
  */
-export function answerFast(match: FastMatch, call: Call, bill: Bill): BodyBytes {
+export function answerFast(match: FastMatch, call: Call, bill: Bill): Body {
   const { route, path, query } = match.route;
   const snapshot = requireSnapshot(call.snapshot);
   const params = validate(path, "path", (name) => match.params[name]);
   const search = call.url.searchParams;
   const values = validate(query, "query", (name) => search.get(name) ?? undefined);
   bill(call, route);
-  return route.handler({ params, query: values, snapshot, call } as Parameters<typeof route.handler>[0]);
+  return fastBody(route, { params, query: values, snapshot, call } as Parameters<typeof route.handler>[0]);
 }
 
 function compile(path: string, schema: TObject | undefined): Check[] {

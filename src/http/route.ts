@@ -1,10 +1,11 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
-import { type BodyBytes, JSON_TYPE, wholeBody } from "./body.ts";
+import { Body, type BodyBytes, wholeBody } from "./body.ts";
 import { type Call, callOf } from "./context.ts";
+import { CSV_TYPE, csvOf, FormatParam, parseBody, type Tabular } from "./csv.ts";
 import { errorResponses } from "./models/common.ts";
-import { requireSnapshot } from "./params.ts";
+import { queryParams, requireSnapshot } from "./params.ts";
 import { type Endpoint, PRICING } from "./pricing.ts";
 
 /** A parameters object's values as its schema types them; none without a schema. */
@@ -42,6 +43,16 @@ interface RouteBase<P extends ParamsSchema, Q extends ParamsSchema, R extends TS
   query?: Q;
   /** The 200 body's schema (the error bodies are problem+json). */
   response: R;
+  /**
+   * A tabular endpoint: where its rows are in the 200 body. It takes `format=csv` (csv.ts),
+   * which answers those rows as CSV at the same price.
+   */
+  csv?: Tabular<Static<R>>;
+  /**
+   * The answer depends on more than the snapshot and the request (e.g. the caller's balance):
+   * it carries no `ETag` and is never a 304.
+   */
+  unversioned?: true;
   summary: string;
   description?: string;
 }
@@ -85,7 +96,24 @@ export function defineRoute<
   P extends ParamsSchema = undefined,
   Q extends ParamsSchema = undefined,
 >(definition: RoutedDefinition<P, Q, R> | FastPathDefinition<P, Q, R>): Route {
-  return definition as Route;
+  if (!definition.csv) return definition as Route;
+  // `format` is checked like any parameter; the handlers never read it.
+  const query = queryParams({ ...(definition.query?.properties ?? {}), format: FormatParam });
+  return { ...definition, query } as Route;
+}
+
+/** A fast-path route's 200 body: the handler's JSON, or its rows as CSV when the call asks for them. */
+export function fastBody(route: Route & { fastPath: true }, input: RouteInput<TObject, TObject>): Body {
+  const bytes = route.handler(input);
+  if (!route.csv || (input.query as { format?: string }).format !== "csv") return new Body(bytes);
+  return new Body(csvOf(route.csv, parseBody(bytes)), CSV_TYPE);
+}
+
+/** A routed handler's answer as CSV: its JSON body's rows (a Response's body parsed back). */
+async function csvAnswer(tabular: Tabular<unknown>, answered: unknown): Promise<Response> {
+  const resolved = await answered;
+  const body = resolved instanceof Response ? await resolved.json() : resolved;
+  return new Response(csvOf(tabular, body), { headers: { "content-type": CSV_TYPE } });
 }
 
 /** The edge's bill step (edge.ts), as a route's call takes it once its parameters are valid. */
@@ -122,9 +150,14 @@ export function routesPlugin(routes: readonly Route[], bill: Bill) {
 /** The route's handler as Elysia calls it (Elysia parses what a handler destructures). */
 function handlerOf(route: Route) {
   const answer = route.fastPath
-    ? (input: RouteInput<TObject, TObject>) =>
-        new Response(wholeBody(route.handler(input)), { headers: { "content-type": JSON_TYPE } })
-    : (input: RouteInput<TObject, TObject>) => route.handler(input);
+    ? (input: RouteInput<TObject, TObject>) => {
+        const body = fastBody(route, input);
+        return new Response(wholeBody(body.bytes), { headers: { "content-type": body.type } });
+      }
+    : (input: RouteInput<TObject, TObject>) =>
+        route.csv && (input.query as { format?: string }).format === "csv"
+          ? csvAnswer(route.csv as Tabular<unknown>, route.handler(input))
+          : route.handler(input);
   return ({ params, query, request }: { params: unknown; query: unknown; request: Request }) =>
     answer(inputOf(callOf(request), params, query));
 }

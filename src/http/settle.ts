@@ -1,7 +1,7 @@
 import type { Billing } from "../accounts/billing.ts";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type Answer, Body, type BodyBytes, byteLength, JSON_TYPE, readWhole, statusOf } from "./body.ts";
+import { type Answer, Body, type BodyBytes, byteLength, readWhole, statusOf } from "./body.ts";
 import type { Call, StoredResponse } from "./context.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
 import { PRICING } from "./pricing.ts";
@@ -35,13 +35,14 @@ export class Settlement {
    * comes before the response is sent, so that every 2xx a client receives has its debit even
    * if the process dies; `delivered` refunds a debit whose response did not reach the client.
    */
-  settle(call: Call, answer: Answer): Reply | Promise<Reply> {
+  settle(call: Call, answered: Answer): Reply | Promise<Reply> {
+    const answer = this.conditional(call, answered);
     const status = statusOf(answer);
     const ok = status >= 200 && status <= 299 && !call.client.gone();
     if (!call.reservation || !call.endpoint || !ok) return this.released(call, answer);
     const first = call.idempotency;
     if (answer instanceof Body && !first) return this.commit(call, answer);
-    const contentType = answer instanceof Body ? JSON_TYPE : answer.headers.get("content-type");
+    const contentType = answer instanceof Body ? answer.type : answer.headers.get("content-type");
     // A client that left while the body was read is not charged either.
     return readWhole(answer).then(([body, sent]) => {
       if (call.client.gone()) return this.released(call, sent);
@@ -50,6 +51,17 @@ export class Settlement {
         : undefined;
       return this.commit(call, sent, stored);
     });
+  }
+
+  /**
+   * A 2xx answer with an entity tag carries it (`ETag`); it becomes a 304 without a body, and
+   * then is not charged like any answer but a 2xx, when the client's `If-None-Match` names it.
+   */
+  private conditional(call: Call, answer: Answer): Answer {
+    const status = statusOf(answer);
+    if (!call.etag || status < 200 || status > 299) return answer;
+    call.headers.etag = call.etag;
+    return call.notModified ? new Response(null, { status: 304 }) : answer;
   }
 
   /** The answer of a call that is not charged: its reservation given back. */
@@ -90,10 +102,11 @@ export class Settlement {
       headers["x-credits-charged"] = "0";
       headers["x-credits-remaining"] = String(this.deps.billing.available(call.key.user_id));
     }
-    const head = call.request.method === "HEAD";
+    // HEAD and a 304 have no body (and a 304 no Content-Length of its own: RFC 9110 §15.4.5).
+    const head = call.request.method === "HEAD" || status === 304;
     let reply: Reply;
     if (answer instanceof Body) {
-      headers["content-type"] = JSON_TYPE;
+      headers["content-type"] = answer.type;
       // HEAD: the length the GET's body would have.
       if (head) headers["content-length"] = String(byteLength(answer.bytes));
       reply = { status, headers, body: head ? null : answer.bytes };

@@ -38,7 +38,7 @@ function answer(path: string, snapshot: LoadedSnapshot | null = {} as LoadedSnap
     const body = answerFast(match, call, (_, route) => {
       billed.push(route.endpoint);
     });
-    return { body: JSON.parse(body as string) as unknown, billed };
+    return { body: JSON.parse(body.bytes as string) as unknown, billed };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     return { error: { code: error.code, detail: error.detail, errors: error.errors }, billed };

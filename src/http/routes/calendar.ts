@@ -19,6 +19,7 @@ const earningsCalendar = defineRoute({
     limit: Params.positiveInt("limit", "number of rows", 1000, 10_000),
   }),
   response: t.Array(CalendarRow),
+  csv: { row: CalendarRow, rows: (body) => body },
   summary: "Earnings calendar",
   description:
     "Imported earnings dates with EPS forecast, actual and surprise (actual − forecast), sorted by date.",

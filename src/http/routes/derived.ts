@@ -3,6 +3,7 @@ import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
 import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/derived.ts";
 import { JSON_TYPE } from "../body.ts";
+import type { Tabular } from "../csv.ts";
 import * as Models from "../models/derived.ts";
 import { Params, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
@@ -14,6 +15,8 @@ interface DerivedRoute {
   kind: DerivedKind;
   endpoint: Endpoint;
   schema: TSchema;
+  /** A monthly series: its rows, for `format=csv`. */
+  csv?: Tabular<unknown>;
   summary: string;
   description: string;
 }
@@ -35,6 +38,10 @@ const ROUTES: DerivedRoute[] = [
     kind: "valuation_history",
     endpoint: "valuation_history",
     schema: Models.ValuationHistory,
+    csv: {
+      row: Models.ValuationHistory.properties.valuation_history.items,
+      rows: (body) => (body as typeof Models.ValuationHistory.static).valuation_history,
+    },
     summary: "Point-in-time valuation history",
     description:
       "One row per month end; each row uses only fundamentals and share counts filed on or before its date (no look-ahead).",
@@ -45,6 +52,10 @@ const ROUTES: DerivedRoute[] = [
     kind: "valuation_points",
     endpoint: "valuation_points",
     schema: Models.ValuationPoints,
+    csv: {
+      row: Models.ValuationPoints.properties.points.items,
+      rows: (body) => (body as typeof Models.ValuationPoints.static).points,
+    },
     summary: "Monthly valuation series",
     description:
       "Month-end prices with today's fundamentals applied across them (an approximation of historical multiples), and the P/E percentile over trailing 3, 5 and 10 years.",
@@ -159,8 +170,8 @@ function onDiskRoute(route: DerivedRoute): Route {
 }
 
 function described(route: DerivedRoute) {
-  const { path, endpoint, schema: response, summary, description } = route;
-  return { path, endpoint, params: paramsOf(route), response, summary, description };
+  const { path, endpoint, schema: response, csv, summary, description } = route;
+  return { path, endpoint, params: paramsOf(route), response, summary, description, ...(csv ? { csv } : {}) };
 }
 
 /** Every endpoint that serves a document computed at import time; those held in memory first. */

@@ -41,6 +41,7 @@ const secFilings = defineRoute({
   heavy: true,
   query: FilingsQuery,
   response: t.Object({ data: t.Array(FilingRecord), pagination: Pagination }),
+  csv: { row: FilingRecord, rows: (body) => body.data },
   summary: "SEC filing metadata",
   description: "Filings matching every given filter, newest first, paginated.",
   async handler({ snapshot, query }) {

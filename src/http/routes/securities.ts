@@ -63,6 +63,7 @@ const search = defineRoute({
     per_page: Params.positiveInt("per_page", "rows per page", 10, 100),
   }),
   response: t.Object({ data: t.Array(SecurityRecord), pagination: Pagination }),
+  csv: { row: SecurityRecord, rows: (body) => body.data },
   summary: "Search securities",
   description:
     "Ranked: exact ticker (and the share classes of that base ticker), ticker prefix, name starting with the query, then names with a word starting with each query word; within a rank, active listings first, then the larger company (the SEC's ticker lists are ordered by market value), then the closer (shorter) name.",
@@ -100,6 +101,7 @@ const insiderTradings = defineRoute({
     limit: Params.positiveInt("limit", "number of transactions, newest first", 10_000, 10_000),
   }),
   response: t.Intersect([SecurityRecord, t.Object({ insider_tradings: t.Array(InsiderTrade) })]),
+  csv: { row: InsiderTrade, rows: (body) => body.insider_tradings },
   summary: "Insider purchases and sales",
   description:
     "Open-market purchases (P) and sales (S) of non-derivative securities from Forms 4, newest first. `value` = shares × price. A 4/A replaces the filing it amends. `owner_title` is the officer title, else Director, 10% Owner or Other.",

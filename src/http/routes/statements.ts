@@ -101,7 +101,8 @@ function periodSchema(kind: StatementKind) {
 }
 
 function statementRoute({ kind, path, endpoint, title }: Statement) {
-  const Body = t.Object({ symbol: t.String(), periods: t.Array(periodSchema(kind)) });
+  const Period = periodSchema(kind);
+  const Body = t.Object({ symbol: t.String(), periods: t.Array(Period) });
   return defineRoute({
     path: `/stocks/:symbol/${path}`,
     endpoint,
@@ -126,6 +127,7 @@ function statementRoute({ kind, path, endpoint, title }: Statement) {
       limit: Params.positiveInt("limit", "number of periods", 10, 100),
     }),
     response: Body,
+    csv: { row: Period, rows: (body) => body.periods },
     summary: title,
     description: DESCRIPTION,
     async handler({ snapshot, params, query }) {

@@ -58,6 +58,7 @@ const price = defineRoute({
     end_date: Params.date("end_date", "last date, inclusive; not later than today"),
   }),
   response: t.Array(PriceRow),
+  csv: { row: PriceRow, rows: (body) => body },
   summary: "Daily prices",
   description:
     "Daily OHLCV rows in [start_date, end_date], ascending by date. Prices as imported (split-adjusted for Yahoo sources).",
@@ -84,6 +85,7 @@ const secfiling = defineRoute({
     limit: Params.positiveInt("limit", "number of filings", 20, 1000),
   }),
   response: t.Object({ symbol: t.String(), form_type: t.String(), filings: t.Array(SymbolFiling) }),
+  csv: { row: SymbolFiling, rows: (body) => body.filings },
   summary: "Filings of one company",
   description: "Filing metadata of one form type, newest first.",
   async handler({ snapshot, params, query }) {

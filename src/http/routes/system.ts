@@ -52,6 +52,7 @@ function account(billing: Billing, accounts: AccountsStore) {
   return defineRoute({
     path: "/account",
     endpoint: "account",
+    unversioned: true,
     response: Account,
     summary: "Your account",
     description:
