@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cell, toCsv } from "../../src/http/csv.ts";
 import { readCsv } from "../../src/ingest/sources/csv.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { FIXTURES } from "../helpers/env.ts";
+import { demoDataDir, serverOverImport, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 let snapshotId = "";
@@ -167,34 +168,42 @@ describe("the snapshot an answer came from", () => {
   });
 });
 
+/**
+ * Asks for `path` as JSON and as CSV with a fresh key, and checks that the CSV is the JSON rows
+ * read back (header, row count, every cell) and costs what the JSON costs.
+ */
+async function expectCsvOfJson(on: TestServer, path: string, rows: (body: never) => Row[]): Promise<number> {
+  const { key, userId } = on.newKey(10);
+  const json = await on.get(path, key);
+  expect(json.status, path).toBe(200);
+  const expected = rows((await json.json()) as never).map((row) => flatten(row));
+  const res = await on.get(withFormat(path, "csv"), key);
+  expect(res.status, path).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  const price = Number(json.headers.get("x-credits-charged"));
+  expect(res.headers.get("x-credits-charged"), "priced like JSON").toBe(String(price));
+  expect(on.accounts.getBalance(userId)).toBe(10 - 2 * price);
+  const text = await res.text();
+  expect(text.endsWith("\r\n"), "CRLF line ends").toBe(true);
+  const table = readCsv(text, path);
+  if (expected[0]) expect(table.header, "the JSON row's fields, in order").toEqual(Object.keys(expected[0]));
+  expect(table.records.length, path).toBe(expected.length);
+  table.records.forEach((record, i) => {
+    const row = expected[i] as Row;
+    expect(record.cells.length).toBe(table.header.length);
+    table.header.forEach((name, j) => {
+      const [value, cell] = [row[name], record.cells[j] as string];
+      if (!sameValue(cell, value))
+        throw new Error(`${path} row ${i} ${name}: ${JSON.stringify(cell)} for ${JSON.stringify(value)}`);
+    });
+  });
+  return expected.length;
+}
+
 describe("format=csv", () => {
   for (const { path, rows } of TABULAR) {
     test(`${path}: the JSON rows, field for field, priced like JSON`, async () => {
-      const { key, userId } = server.newKey(10);
-      const json = await server.get(path, key);
-      expect(json.status, path).toBe(200);
-      const expected = rows((await json.json()) as never).map((row) => flatten(row));
-      expect(expected.length, "the call has rows").toBeGreaterThan(0);
-      const res = await server.get(withFormat(path, "csv"), key);
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-      expect(res.headers.get("x-credits-charged")).toBe(json.headers.get("x-credits-charged"));
-      expect(server.accounts.getBalance(userId)).toBe(10 - 2 * Number(json.headers.get("x-credits-charged")));
-      const text = await res.text();
-      expect(text.endsWith("\r\n"), "CRLF line ends").toBe(true);
-      const table = readCsv(text, path);
-      expect(table.header, "the JSON row's fields, in order").toEqual(Object.keys(expected[0] as Row));
-      expect(table.records.length).toBe(expected.length);
-      table.records.forEach((record, i) => {
-        const row = expected[i] as Row;
-        expect(record.cells.length).toBe(table.header.length);
-        table.header.forEach((name, j) => {
-          const value = row[name];
-          const text = record.cells[j] as string;
-          if (!sameValue(text, value))
-            throw new Error(`row ${i} ${name}: ${JSON.stringify(text)} for ${JSON.stringify(value)}`);
-        });
-      });
+      expect(await expectCsvOfJson(server, path, rows), "the call has rows").toBeGreaterThan(0);
     });
   }
 
@@ -237,6 +246,39 @@ describe("format=csv", () => {
     expect(json.headers.get("content-type")).toStartWith("application/json");
     expect(server.accounts.getBalance(userId)).toBe(9);
   });
+});
+
+/** Real filers' rows: names, titles and descriptions as the SEC and the price files write them. */
+const REAL: { path: string; rows: (body: never) => Row[] }[] = [
+  { path: "/stocks/AAPL/price?start_date=1990-01-01&end_date=2025-12-31", rows: (b: Row[]) => b },
+  {
+    path: "/stocks/AAPL/income-statement?period_type=quarterly&limit=100",
+    rows: (b: { periods: Row[] }) => b.periods,
+  },
+  { path: "/stocks/GOOGL/cash-flow-statement?limit=100", rows: (b: { periods: Row[] }) => b.periods },
+  {
+    path: "/stocks/TSLA/balance-sheet?period_type=ttm&limit=100",
+    rows: (b: { periods: Row[] }) => b.periods,
+  },
+  {
+    path: "/securities/NVDA/valuation/history",
+    rows: (b: { valuation_history: Row[] }) => b.valuation_history,
+  },
+  { path: "/stocks/NVDA/valuation-history", rows: (b: { points: Row[] }) => b.points },
+  { path: "/sec_filings?ticker=AAPL&per_page=1000", rows: (b: { data: Row[] }) => b.data },
+  { path: "/stocks/AAPL/secfiling?form_type=4&limit=1000", rows: (b: { filings: Row[] }) => b.filings },
+  { path: "/securities/AAPL/insider_tradings", rows: (b: { insider_tradings: Row[] }) => b.insider_tradings },
+  { path: "/calendar/earnings?limit=10000", rows: (b: Row[]) => b },
+  { path: "/securities/search?query=bank&per_page=100", rows: (b: { data: Row[] }) => b.data },
+];
+
+describe.skipIf(!FIXTURES)("format=csv over the fixtures' import", () => {
+  const fixtures = serverOverImport(FIXTURES ?? "");
+  for (const { path, rows } of REAL) {
+    test(`${path}: the JSON rows read back`, async () => {
+      expect(await expectCsvOfJson(fixtures.server, path, rows), "the call has rows").toBeGreaterThan(0);
+    });
+  }
 });
 
 describe("CSV cells", () => {
