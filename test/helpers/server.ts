@@ -117,25 +117,31 @@ export function openAccounts(dataDir: string): AccountsStore {
 
 /**
  * Registers, in the file or describe that calls it, a test server over `dataDir()` started
- * before its tests and stopped after, and returns it: the object stands for the running
- * server (used outside a test or hook, before the start, it throws).
+ * before its tests (then `started` is called with it) and stopped after, and returns it: the
+ * object stands for the running server (used outside a test or hook, before the start, it
+ * throws).
  */
-function serverFixture(dataDir: () => Promise<string>, opts: TestServerOptions = {}): TestServer {
+function serverFixture(
+  dataDir: () => Promise<string>,
+  opts: TestServerOptions = {},
+  started: (server: TestServer) => void = () => {},
+): TestServer {
   let running: TestServer | undefined;
   // Building the data dir template (the demo, an import of the fixtures) takes seconds, more
   // on a loaded machine.
   beforeAll(async () => {
     running = await startTestServer(await dataDir(), opts);
+    started(running);
   }, 180_000);
   afterAll(() => running?.stop());
-  const started = (): TestServer => {
+  const current = (): TestServer => {
     if (!running) throw new Error("the test server starts in beforeAll: use it in a test or a hook");
     return running;
   };
   return new Proxy({} as TestServer, {
-    get: (_, name) => Reflect.get(started(), name),
-    set: (_, name, value) => Reflect.set(started(), name, value),
-    has: (_, name) => Reflect.has(started(), name),
+    get: (_, name) => Reflect.get(current(), name),
+    set: (_, name, value) => Reflect.set(current(), name, value),
+    has: (_, name) => Reflect.has(current(), name),
   });
 }
 
@@ -166,11 +172,14 @@ export async function withDemoServer<T>(
  * JSON body.
  */
 export function serverOverImport(sources: string) {
-  const server = serverFixture(() => importedDataDir(sources));
   let key = "";
-  beforeAll(() => {
-    key = server.newKey(100_000).key;
-  });
+  const server = serverFixture(
+    () => importedDataDir(sources),
+    {},
+    (running) => {
+      key = running.newKey(100_000).key;
+    },
+  );
   return {
     server,
     get key(): string {
