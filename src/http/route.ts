@@ -176,12 +176,15 @@ function billHook(route: Route, bill: Bill) {
   };
 }
 
+const CSV_NOTE =
+  "`format=csv` answers the rows as `text/csv; charset=utf-8` (RFC 4180, a header row, the JSON rows' fields in order), at the same price; docs/api.md gives the rules.";
+
 /** OpenAPI operation details: summary, description, the credit cost and the security scheme. */
 function operationOf(route: Route) {
   const cost = PRICING[route.endpoint];
   return {
     summary: route.summary,
-    description: `${route.description ?? route.summary}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} per successful call.`,
+    description: `${route.description ?? route.summary}${route.csv ? `\n\n${CSV_NOTE}` : ""}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} per successful call.`,
     "x-credit-cost": cost,
     security: route.public ? [] : [{ bearer: [] }],
   };

@@ -281,6 +281,33 @@ describe.skipIf(!FIXTURES)("format=csv over the fixtures' import", () => {
   }
 });
 
+test("the OpenAPI document lists format on exactly the tabular operations", async () => {
+  const doc = (await (await server.get("/openapi.json")).json()) as {
+    paths: Record<string, { get: { parameters?: { name: string }[]; description: string } }>;
+  };
+  const withFormat = Object.entries(doc.paths)
+    .filter(([, op]) => op.get.parameters?.some((p) => p.name === "format"))
+    .map(([path, op]) => {
+      expect(op.get.description, path).toContain("format=csv");
+      return path;
+    });
+  expect(withFormat.sort()).toEqual(
+    [
+      "/calendar/earnings",
+      "/sec_filings",
+      "/securities/search",
+      "/securities/{ticker}/insider_tradings",
+      "/securities/{ticker}/valuation/history",
+      "/stocks/{symbol}/balance-sheet",
+      "/stocks/{symbol}/cash-flow-statement",
+      "/stocks/{symbol}/income-statement",
+      "/stocks/{symbol}/price",
+      "/stocks/{symbol}/secfiling",
+      "/stocks/{symbol}/valuation-history",
+    ].sort(),
+  );
+});
+
 describe("CSV cells", () => {
   test("a text a spreadsheet would run as a formula is quoted out; numbers and quotes are kept", () => {
     expect(cell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
