@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 const ROOT = resolve(import.meta.dir, "..");
 const ENTRY = "src/index.ts";
 /** Worker threads' entry files: a standalone binary carries only the entrypoints it was built from. */
-const WORKERS = ["src/accounts/checkpoint-worker.ts", "src/ingest/company-worker.ts"];
+const WORKERS = ["src/accounts/checkpoint-worker.ts", "src/ingest/pipeline/company-worker.ts"];
 const TARGET = "bun-linux-x64";
 /** The one binding package the binary carries; the others are left out of the bundle. */
 const BINDING = "@duckdb/node-bindings-linux-x64";

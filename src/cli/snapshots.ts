@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { importSources } from "../ingest/import.ts";
+import { importSources } from "../ingest/pipeline/import.ts";
 import {
   activateSnapshot,
   isSnapshotId,

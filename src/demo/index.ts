@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
-import { importSources } from "../ingest/import.ts";
+import { importSources } from "../ingest/pipeline/import.ts";
 import type { Manifest } from "../snapshot/store.ts";
 import { buildModel } from "./financials.ts";
 import { insiderDocuments, insiderFilings, writeForm4 } from "./form4.ts";

@@ -1,4 +1,4 @@
-/** The derived documents of a snapshot (see ingest/derive.ts), by the endpoint that serves them. */
+/** The derived documents of a snapshot (see ingest/pipeline/derive.ts), by the endpoint that serves them. */
 export type DerivedKind =
   | "valuation"
   | "valuation_history"

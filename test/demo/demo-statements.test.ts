@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { demoCompanies } from "../../src/demo/universe.ts";
 import { presentationOf } from "../../src/demo/xbrl.ts";
 import { daysBetween } from "../../src/domain/dates.ts";
-import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import type { SecCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";

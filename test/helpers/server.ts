@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { type Config, type Limits, loadConfig } from "../../src/config.ts";
 import { buildDemo } from "../../src/demo/index.ts";
-import { importSources } from "../../src/ingest/import.ts";
+import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { createLogger, type Logger } from "../../src/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { copyToTemp, tempDir } from "./env.ts";

@@ -276,7 +276,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
 
   test("MSFT estimates: the Alpha Vantage history has no unreported quarter, so there is nothing to serve", async () => {
     // estimates/alphavantage_earnings_MSFT.json: every quarterly entry has a reportedEPS, so
-    // no next-quarter estimate exists (src/ingest/compute/earnings.ts: next-quarter growth
+    // no next-quarter estimate exists (src/ingest/rules/earnings.ts: next-quarter growth
     // comes from the first quarter with an estimate and no reported EPS); there is no
     // estimate-signals CSV either: 404, free.
     const file = readJson<{ quarterlyEarnings: { reportedEPS: string; estimatedEPS: string }[] }>(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { main } from "../../src/index.ts";
-import { importSources } from "../../src/ingest/import.ts";
+import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { tempDir } from "../helpers/env.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 

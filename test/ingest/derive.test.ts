@@ -1,16 +1,16 @@
 /**
- * deriveSecurity (src/ingest/derive.ts) on small hand-built inputs: which documents exist,
+ * deriveSecurity (src/ingest/pipeline/derive.ts) on small hand-built inputs: which documents exist,
  * the rule that market-based yields need a price no older than the statements, the share
  * basis of the last price across inferred splits, and the split inference itself. Every expected number is
  * computed by hand in the comments.
  */
 
 import { describe, expect, test } from "bun:test";
-import type { CompanyStatements, SharesObservation } from "../../src/ingest/compute/inputs.ts";
-import { inferSplits, splitRatio } from "../../src/ingest/compute/splits.ts";
-import { type DerivedRow, deriveSecurity, type SecurityInputs } from "../../src/ingest/derive.ts";
+import { type DerivedRow, deriveSecurity, type SecurityInputs } from "../../src/ingest/pipeline/derive.ts";
+import type { CompanyStatements, SharesObservation } from "../../src/ingest/rules/inputs.ts";
+import { inferSplits, splitRatio } from "../../src/ingest/rules/splits.ts";
 import type { PriceRow } from "../../src/ingest/sources/prices.ts";
-import { balance, cashFlow, income } from "./compute/builders.ts";
+import { balance, cashFlow, income } from "./rules/builders.ts";
 
 type Json = Record<string, unknown>;
 

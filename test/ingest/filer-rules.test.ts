@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { splitsFromRestatements } from "../../src/ingest/compute/splits.ts";
-import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { splitsFromRestatements } from "../../src/ingest/rules/splits.ts";
+import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { parsePriceFileSplits } from "../../src/ingest/sources/prices.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { filing, periodAt, syntheticCompany } from "./companyfacts-helpers.ts";

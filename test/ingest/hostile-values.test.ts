@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ImportError } from "../../src/ingest/errors.ts";
-import { importSources } from "../../src/ingest/import.ts";
+import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { listSnapshotIds, type Manifest, readCurrent } from "../../src/snapshot/store.ts";
 import { tempDir } from "../helpers/env.ts";
 

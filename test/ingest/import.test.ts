@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { main } from "../../src/index.ts";
 import { ImportError } from "../../src/ingest/errors.ts";
-import { importSources } from "../../src/ingest/import.ts";
+import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { listSnapshotIds, readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { tempDir } from "../helpers/env.ts";
 

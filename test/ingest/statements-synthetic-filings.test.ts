@@ -4,8 +4,8 @@
  * builds its own facts.
  */
 import { describe, expect, test } from "bun:test";
-import { inferSplits } from "../../src/ingest/compute/splits.ts";
-import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { inferSplits } from "../../src/ingest/rules/splits.ts";
+import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { filing, flow, syntheticCompany } from "../helpers/synthetic-companyfacts.ts";
 
 describe("filings and cover share counts", () => {

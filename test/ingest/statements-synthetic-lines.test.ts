@@ -4,7 +4,7 @@
  * no period. Each test builds its own facts.
  */
 import { describe, expect, test } from "bun:test";
-import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { periodAt } from "../helpers/statement-rows.ts";
 import { type Fact, filing, flow, instant, syntheticCompany } from "../helpers/synthetic-companyfacts.ts";
 

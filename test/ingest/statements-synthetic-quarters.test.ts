@@ -4,7 +4,7 @@
  * fields. Each test builds its own facts.
  */
 import { describe, expect, test } from "bun:test";
-import { computeStatements } from "../../src/ingest/compute/statements.ts";
+import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { ends, periodAt } from "../helpers/statement-rows.ts";
 import {
   calendarYear,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { StatementPeriod } from "../../src/domain/statements.ts";
-import { type ComputedStatements, computeStatements } from "../../src/ingest/compute/statements.ts";
+import { type ComputedStatements, computeStatements } from "../../src/ingest/rules/statements.ts";
 import { parseCompanyFacts } from "../../src/ingest/sources/companyfacts.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync
 import { join } from "node:path";
 import { ImportContext } from "../../src/ingest/context.ts";
 import { ImportError } from "../../src/ingest/errors.ts";
-import { importSources } from "../../src/ingest/import.ts";
+import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { parseOwnershipDocument, parseSubmissionText } from "../../src/ingest/sources/form4.ts";
 import { readCurrent } from "../../src/snapshot/store.ts";
 import { type CliResult, cli } from "../helpers/cli.ts";

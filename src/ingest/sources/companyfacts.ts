@@ -8,7 +8,7 @@
  * a filing neither reports nor is filed later than that.
  *
  * Parsing only validates and reshapes; turning facts into statements is
- * `ingest/compute/statements.ts`. Facts are kept in Maps so that a concept named like an
+ * `ingest/rules/statements.ts`. Facts are kept in Maps so that a concept named like an
  * Object.prototype member can never be confused with a missing one.
  */
 import { normalizeCik } from "../../domain/tickers.ts";

@@ -4,13 +4,13 @@
  * basis of the valuation percentiles, and why the market-based yields are null.
  */
 import { describe, expect, test } from "bun:test";
-import type { PriceBar, SharesObservation } from "../../../src/ingest/compute/inputs.ts";
-import { yieldMarketCap, yieldNullReasons } from "../../../src/ingest/compute/market-yields.ts";
-import { computeValuationSnapshot } from "../../../src/ingest/compute/valuation.ts";
+import type { PriceBar, SharesObservation } from "../../../src/ingest/rules/inputs.ts";
+import { yieldMarketCap, yieldNullReasons } from "../../../src/ingest/rules/market-yields.ts";
+import { computeValuationSnapshot } from "../../../src/ingest/rules/valuation.ts";
 import {
   computeValuationHistory,
   computeValuationPoints,
-} from "../../../src/ingest/compute/valuation-history.ts";
+} from "../../../src/ingest/rules/valuation-history.ts";
 import { balance, cashFlow, income, statements } from "./builders.ts";
 
 const prices: PriceBar[] = [{ date: "2024-06-28", close: 50 }];

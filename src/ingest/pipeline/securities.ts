@@ -1,8 +1,8 @@
-import { tickerKey } from "../domain/tickers.ts";
-import type { SecurityRow } from "../snapshot/rows.ts";
-import type { FigiRow } from "./sources/figi.ts";
-import type { CompanyRecord } from "./sources/submissions.ts";
-import type { TickerRow } from "./sources/tickers.ts";
+import { tickerKey } from "../../domain/tickers.ts";
+import type { SecurityRow } from "../../snapshot/rows.ts";
+import type { FigiRow } from "../sources/figi.ts";
+import type { CompanyRecord } from "../sources/submissions.ts";
+import type { TickerRow } from "../sources/tickers.ts";
 
 /** A trading symbol an issuer's ownership filings name (see import.ts `filedSymbols`). */
 export interface FiledSymbol {

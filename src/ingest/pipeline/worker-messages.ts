@@ -1,7 +1,8 @@
 /** The messages between the importer and its company workers. */
+
+import { ImportError } from "../errors.ts";
 import type { CompanyJob, CompanyResult } from "./company-pass.ts";
 import type { DerivedRow } from "./derive.ts";
-import { ImportError } from "./errors.ts";
 
 export type ToWorker =
   | { type: "start"; root: string; lenient: boolean }

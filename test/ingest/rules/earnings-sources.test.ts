@@ -6,8 +6,8 @@
  * reported gives no estimates document, and says why.
  */
 import { describe, expect, test } from "bun:test";
-import { computeEarnings, computeEstimates, nextQuarterGap } from "../../../src/ingest/compute/earnings.ts";
-import { deriveEarnings, type SecurityInputs } from "../../../src/ingest/derive.ts";
+import { deriveEarnings, type SecurityInputs } from "../../../src/ingest/pipeline/derive.ts";
+import { computeEarnings, computeEstimates, nextQuarterGap } from "../../../src/ingest/rules/earnings.ts";
 import type { EarningsHistory, QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
 import type { CalendarRow } from "../../../src/snapshot/rows.ts";
 import { income, statements } from "./builders.ts";

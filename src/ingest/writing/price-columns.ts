@@ -2,8 +2,9 @@
  * One security's daily prices as columns: what the company pass hands to the importer's
  * thread. Typed arrays and one string cross between threads without per-row objects.
  */
+
+import type { PriceRow } from "../sources/prices.ts";
 import { type SerializedPrices, serializePrices } from "./price-file.ts";
-import type { PriceRow } from "./sources/prices.ts";
 
 export interface PriceColumns {
   /** The date of the last row (the rows' days are `served.days`). */

@@ -14,7 +14,7 @@ import {
   type PeriodType,
   type StatementPeriod,
 } from "../../../src/domain/statements.ts";
-import type { CompanyStatements } from "../../../src/ingest/compute/inputs.ts";
+import type { CompanyStatements } from "../../../src/ingest/rules/inputs.ts";
 
 /** Options of a built period; filing dates default to 45 days after the period end. */
 export interface PeriodOptions {

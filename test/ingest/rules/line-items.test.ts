@@ -7,7 +7,7 @@ import {
   netClaimsOf,
   netDebtOf,
   totalDebtOf,
-} from "../../../src/ingest/compute/line-items.ts";
+} from "../../../src/ingest/rules/line-items.ts";
 
 describe("effective tax rate", () => {
   test("is tax / pretax income, clamped to [0, 1]", () => {

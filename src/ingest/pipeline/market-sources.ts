@@ -3,16 +3,16 @@
  * earnings calendar, estimates (signals and earnings histories) and growth signals.
  */
 import { join } from "node:path";
-import { tickerKey } from "../domain/tickers.ts";
-import type { CalendarRow } from "../snapshot/rows.ts";
-import { nextQuarterGap } from "./compute/earnings.ts";
-import type { ImportContext } from "./context.ts";
-import { parseCalendar } from "./sources/calendar.ts";
-import { type DividendRow, parseDividends } from "./sources/dividends.ts";
-import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "./sources/estimates.ts";
-import { type GrowthSignalsRow, parseGrowthSignalsCsv } from "./sources/growth-signals.ts";
-import { carriesDividends, parsePriceFileDividends } from "./sources/prices.ts";
-import { tickerFromFileName } from "./sources/values.ts";
+import { tickerKey } from "../../domain/tickers.ts";
+import type { CalendarRow } from "../../snapshot/rows.ts";
+import type { ImportContext } from "../context.ts";
+import { nextQuarterGap } from "../rules/earnings.ts";
+import { parseCalendar } from "../sources/calendar.ts";
+import { type DividendRow, parseDividends } from "../sources/dividends.ts";
+import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "../sources/estimates.ts";
+import { type GrowthSignalsRow, parseGrowthSignalsCsv } from "../sources/growth-signals.ts";
+import { carriesDividends, parsePriceFileDividends } from "../sources/prices.ts";
+import { tickerFromFileName } from "../sources/values.ts";
 
 export interface MarketSources {
   /** By ticker key; an entry (possibly empty) means the ticker's dividend history was imported. */

@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Db, loadDuckDb, openDuckDb } from "../snapshot/duckdb.ts";
+import { Db, loadDuckDb, openDuckDb } from "../../snapshot/duckdb.ts";
 import {
   cleanStaging,
   type Manifest,
@@ -10,14 +10,14 @@ import {
   snapshotsDir,
   stagingName,
   type TableEntry,
-} from "../snapshot/store.ts";
+} from "../../snapshot/store.ts";
 import {
   type Columns,
   SNAPSHOT_TABLES,
   TABLE_ORDER,
   type TableName,
   tableValues,
-} from "../snapshot/tables.ts";
+} from "../../snapshot/tables.ts";
 import type { PriceColumns } from "./price-columns.ts";
 import { PriceFileWriter } from "./price-file.ts";
 import { StagedTable } from "./staged-table.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { computeDividendSnapshot, inferDividendFrequency } from "../../../src/ingest/compute/dividend.ts";
-import type { DividendRow, PriceBar } from "../../../src/ingest/compute/inputs.ts";
+import { computeDividendSnapshot, inferDividendFrequency } from "../../../src/ingest/rules/dividend.ts";
+import type { DividendRow, PriceBar } from "../../../src/ingest/rules/inputs.ts";
 
 const rows: DividendRow[] = [
   { ex_date: "2023-02-10", pay_date: "2023-03-01", amount: 0.2 },

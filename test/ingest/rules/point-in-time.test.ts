@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PointInTimeFundamentals } from "../../../src/ingest/compute/point-in-time.ts";
+import { PointInTimeFundamentals } from "../../../src/ingest/rules/point-in-time.ts";
 import { balance, income, statements } from "./builders.ts";
 
 describe("point-in-time fundamentals", () => {

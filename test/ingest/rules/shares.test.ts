@@ -1,5 +1,5 @@
 /**
- * Share-basis conversion (src/ingest/compute/shares.ts): values reported on the basis of
+ * Share-basis conversion (src/ingest/rules/shares.ts): values reported on the basis of
  * their own date are put on one target basis, forward across splits up to the target date
  * and backward across splits after it.
  */
@@ -10,7 +10,7 @@ import {
   type ShareBasis,
   sharesOnBasis,
   splitFactor,
-} from "../../../src/ingest/compute/shares.ts";
+} from "../../../src/ingest/rules/shares.ts";
 
 /** A 4-for-1 split on 2021-07-20 and a 10-for-1 on 2024-06-10; the closes end 2024-03-08. */
 const SPLITS = [

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { GrowthSignals } from "../../../src/ingest/compute/inputs.ts";
-import { computeOwnerEarnings } from "../../../src/ingest/compute/owner-earnings.ts";
+import type { GrowthSignals } from "../../../src/ingest/rules/inputs.ts";
+import { computeOwnerEarnings } from "../../../src/ingest/rules/owner-earnings.ts";
 import { cashFlow, statements } from "./builders.ts";
 
 // Annual owner earnings (CFO − capex): 2018 −50, 2020 200, 2022 320, 2023 400.

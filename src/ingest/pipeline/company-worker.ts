@@ -2,9 +2,10 @@
  * Entry point of a company worker thread (see company-pool.ts): computes the companies it is
  * sent and posts each result back; on `finish`, the earnings of the securities it kept.
  */
+
+import { RecordingContext } from "../context.ts";
+import { priceBuffers } from "../writing/price-columns.ts";
 import { CompanyPass } from "./company-pass.ts";
-import { RecordingContext } from "./context.ts";
-import { priceBuffers } from "./price-columns.ts";
 import { serializeError, type ToPool, type ToWorker } from "./worker-messages.ts";
 
 declare const self: Worker;

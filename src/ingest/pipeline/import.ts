@@ -1,37 +1,37 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CALCULATION_VERSION } from "../domain/calculation-version.ts";
-import { daysBetween } from "../domain/dates.ts";
-import { normalizeCik, normalizeTicker, tickerKey } from "../domain/tickers.ts";
-import type { SecurityRow } from "../snapshot/rows.ts";
-import { activateSnapshot, type Manifest } from "../snapshot/store.ts";
-import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
-import { CompanyPool } from "./company-pool.ts";
-import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "./compute/earnings.ts";
-import type { FilingSummary } from "./compute/statements.ts";
-import { ImportContext } from "./context.ts";
-import { ImportError } from "./errors.ts";
-import { type MarketSources, readMarketSources } from "./market-sources.ts";
-import { buildSecurities, type FiledSymbol } from "./securities.ts";
-import { alphaVantageSymbol, isOtherJson } from "./sources/alphavantage-daily.ts";
-import { parseFigiMapping } from "./sources/figi.ts";
-import { parseFilerMetadata } from "./sources/filer-metadata.ts";
+import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
+import { daysBetween } from "../../domain/dates.ts";
+import { normalizeCik, normalizeTicker, tickerKey } from "../../domain/tickers.ts";
+import type { SecurityRow } from "../../snapshot/rows.ts";
+import { activateSnapshot, type Manifest } from "../../snapshot/store.ts";
+import { ImportContext } from "../context.ts";
+import { ImportError } from "../errors.ts";
+import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "../rules/earnings.ts";
+import type { FilingSummary } from "../rules/statements.ts";
+import { alphaVantageSymbol, isOtherJson } from "../sources/alphavantage-daily.ts";
+import { parseFigiMapping } from "../sources/figi.ts";
+import { parseFilerMetadata } from "../sources/filer-metadata.ts";
 import {
   isSubmissionText,
   type OwnershipFiling,
   parseOwnershipDocument,
   parseSubmissionText,
-} from "./sources/form4.ts";
-import { selectInsiderTrades } from "./sources/form4-select.ts";
+} from "../sources/form4.ts";
+import { selectInsiderTrades } from "../sources/form4-select.ts";
 import {
   acceptanceInUtc,
   type CompanyRecord,
   type FilingRecord,
   parseSubmissions,
-} from "./sources/submissions.ts";
-import { parseCompanyTickers, parseTickersExchange } from "./sources/tickers.ts";
-import { tickerFromFileName } from "./sources/values.ts";
-import { SnapshotWriter } from "./write.ts";
+} from "../sources/submissions.ts";
+import { parseCompanyTickers, parseTickersExchange } from "../sources/tickers.ts";
+import { tickerFromFileName } from "../sources/values.ts";
+import { SnapshotWriter } from "../writing/write.ts";
+import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
+import { CompanyPool } from "./company-pool.ts";
+import { type MarketSources, readMarketSources } from "./market-sources.ts";
+import { buildSecurities, type FiledSymbol } from "./securities.ts";
 
 export interface ImportOptions {
   lenient?: boolean;

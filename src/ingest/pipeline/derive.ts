@@ -3,34 +3,34 @@
  * the snapshot as the exact response body each endpoint serves. Routes only read them.
  */
 
-import { daysBetween } from "../domain/dates.ts";
-import type { DerivedKind } from "../domain/derived.ts";
-import type { CalendarRow } from "../snapshot/rows.ts";
-import { computeCapitalAllocation } from "./compute/capital-allocation.ts";
-import { computeDividendSnapshot } from "./compute/dividend.ts";
+import { daysBetween } from "../../domain/dates.ts";
+import type { DerivedKind } from "../../domain/derived.ts";
+import type { CalendarRow } from "../../snapshot/rows.ts";
+import { computeCapitalAllocation } from "../rules/capital-allocation.ts";
+import { computeDividendSnapshot } from "../rules/dividend.ts";
 import {
   computeEarnings,
   computeEstimates,
   EARNINGS_VERSION,
   ESTIMATES_VERSION,
   REPORT_AFTER_ANNOUNCEMENT_DAYS,
-} from "./compute/earnings.ts";
-import { computeGrowth } from "./compute/growth.ts";
-import type { CompanyStatements, DividendRow, SharesObservation, SplitEvent } from "./compute/inputs.ts";
-import { type YieldMarketCap, yieldMarketCap, yieldNullReasons } from "./compute/market-yields.ts";
-import { computeMetrics } from "./compute/metrics.ts";
-import { computeOwnerEarnings } from "./compute/owner-earnings.ts";
-import { perShareOnBasis, type ShareBasis } from "./compute/shares.ts";
-import { inferSplits } from "./compute/splits.ts";
-import { computeValuationSnapshot } from "./compute/valuation.ts";
+} from "../rules/earnings.ts";
+import { computeGrowth } from "../rules/growth.ts";
+import type { CompanyStatements, DividendRow, SharesObservation, SplitEvent } from "../rules/inputs.ts";
+import { type YieldMarketCap, yieldMarketCap, yieldNullReasons } from "../rules/market-yields.ts";
+import { computeMetrics } from "../rules/metrics.ts";
+import { computeOwnerEarnings } from "../rules/owner-earnings.ts";
+import { perShareOnBasis, type ShareBasis } from "../rules/shares.ts";
+import { inferSplits } from "../rules/splits.ts";
+import { computeValuationSnapshot } from "../rules/valuation.ts";
 import {
   computeValuationHistory,
   computeValuationPoints,
   type ValuationPoints,
-} from "./compute/valuation-history.ts";
-import type { EarningsHistory, EstimateSignalsRow } from "./sources/estimates.ts";
-import type { GrowthSignalsRow } from "./sources/growth-signals.ts";
-import type { PriceRow } from "./sources/prices.ts";
+} from "../rules/valuation-history.ts";
+import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
+import type { GrowthSignalsRow } from "../sources/growth-signals.ts";
+import type { PriceRow } from "../sources/prices.ts";
 
 /** One row of the `derived` table: a pre-serialised response body. */
 export interface DerivedRow {

@@ -3,11 +3,11 @@
  * typed buffers and appended a data chunk (2,048 rows) at a time, not one value at a time.
  */
 
-import { toDayNumber } from "../domain/dates.ts";
-import type { Db, loadDuckDb } from "../snapshot/duckdb.ts";
-import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../snapshot/tables.ts";
+import { toDayNumber } from "../../domain/dates.ts";
+import type { Db, loadDuckDb } from "../../snapshot/duckdb.ts";
+import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../../snapshot/tables.ts";
+import { isCalendarDate } from "../sources/values.ts";
 import { PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
-import { isCalendarDate } from "./sources/values.ts";
 
 type DuckDbApi = Awaited<ReturnType<typeof loadDuckDb>>;
 type Appender = Awaited<ReturnType<Db["appender"]>>;

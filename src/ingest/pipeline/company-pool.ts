@@ -6,7 +6,7 @@
  * error thrown.
  */
 import { availableParallelism } from "node:os";
-import { workerUrl } from "../worker-url.ts";
+import { workerUrl } from "../../worker-url.ts";
 import type { CompanyJob, CompanyResult } from "./company-pass.ts";
 import type { DerivedRow } from "./derive.ts";
 import { deserializeError, type ToPool, type ToWorker } from "./worker-messages.ts";
@@ -67,7 +67,7 @@ export class CompanyPool {
   }
 
   private startWorker(i: number, root: string, lenient: boolean): Worker {
-    const worker = new Worker(workerUrl("ingest/company-worker.ts"));
+    const worker = new Worker(workerUrl("ingest/pipeline/company-worker.ts"));
     worker.onmessage = (event: MessageEvent<ToPool>) => this.receive(event.data);
     worker.onerror = (event) => this.fail(new Error(`company worker ${i} failed: ${event.message}`));
     worker.postMessage({ type: "start", root, lenient } satisfies ToWorker);

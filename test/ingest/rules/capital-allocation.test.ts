@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { computeCapitalAllocation } from "../../../src/ingest/compute/capital-allocation.ts";
+import { computeCapitalAllocation } from "../../../src/ingest/rules/capital-allocation.ts";
 import { cashFlow, income, statements } from "./builders.ts";
 
 const fy2023Cash = {

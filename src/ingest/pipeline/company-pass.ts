@@ -4,17 +4,17 @@
  * results go back to the importer, which writes them in company order (see company-pool.ts).
  */
 
-import type { StatementKind, StatementPeriod } from "../domain/statements.ts";
-import { type TableValues, tableValues } from "../snapshot/tables.ts";
-import { computeQuote } from "./compute/quote.ts";
-import { type ComputedStatements, computeStatements, type FilingSummary } from "./compute/statements.ts";
-import type { ImportContext, RecordingContext } from "./context.ts";
+import type { StatementKind, StatementPeriod } from "../../domain/statements.ts";
+import { type TableValues, tableValues } from "../../snapshot/tables.ts";
+import type { ImportContext, RecordingContext } from "../context.ts";
+import { ImportError } from "../errors.ts";
+import { computeQuote } from "../rules/quote.ts";
+import { type ComputedStatements, computeStatements, type FilingSummary } from "../rules/statements.ts";
+import { parseCompanyFacts } from "../sources/companyfacts.ts";
+import { carriesSplits, type PriceSplit, parsePriceFile, parsePriceFileSplits } from "../sources/prices.ts";
+import { parseJson } from "../sources/values.ts";
+import { type PriceColumns, toPriceColumns } from "../writing/price-columns.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
-import { ImportError } from "./errors.ts";
-import { type PriceColumns, toPriceColumns } from "./price-columns.ts";
-import { parseCompanyFacts } from "./sources/companyfacts.ts";
-import { carriesSplits, type PriceSplit, parsePriceFile, parsePriceFileSplits } from "./sources/prices.ts";
-import { parseJson } from "./sources/values.ts";
 
 /** One security of a company and its per-ticker market inputs. */
 export interface SecurityJob {

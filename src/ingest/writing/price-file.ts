@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { toDayNumber } from "../domain/dates.ts";
+import { toDayNumber } from "../../domain/dates.ts";
 import {
   PRICE_DAYS_FILE,
   PRICE_FILES,
@@ -9,8 +9,8 @@ import {
   PRICE_TEXT_FILE,
   type PriceIndex,
   priceRowText,
-} from "../snapshot/price-layout.ts";
-import type { PriceRow } from "./sources/prices.ts";
+} from "../../snapshot/price-layout.ts";
+import type { PriceRow } from "../sources/prices.ts";
 
 /** One security's rows as the serving files hold them: built on the company pass's threads. */
 export interface SerializedPrices {

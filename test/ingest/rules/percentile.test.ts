@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { percentileRank, trailingPercentiles } from "../../../src/ingest/compute/percentile.ts";
+import { percentileRank, trailingPercentiles } from "../../../src/ingest/rules/percentile.ts";
 
 describe("percentile rank", () => {
   test("is the fraction of valid window values ≤ the value, itself included", () => {

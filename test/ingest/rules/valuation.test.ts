@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { DividendRow, PriceBar, SharesObservation } from "../../../src/ingest/compute/inputs.ts";
-import { computeValuationSnapshot } from "../../../src/ingest/compute/valuation.ts";
+import type { DividendRow, PriceBar, SharesObservation } from "../../../src/ingest/rules/inputs.ts";
+import { computeValuationSnapshot } from "../../../src/ingest/rules/valuation.ts";
 import { balance, cashFlow, income, statements } from "./builders.ts";
 
 const prices: PriceBar[] = [

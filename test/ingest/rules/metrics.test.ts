@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { computeMetrics } from "../../../src/ingest/compute/metrics.ts";
+import { computeMetrics } from "../../../src/ingest/rules/metrics.ts";
 import { balance, cashFlow, income, statements } from "./builders.ts";
 
 const TTM_END = "2024-06-30";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { computeGrowth, dividendCagr } from "../../../src/ingest/compute/growth.ts";
-import type { DividendRow } from "../../../src/ingest/compute/inputs.ts";
+import { computeGrowth, dividendCagr } from "../../../src/ingest/rules/growth.ts";
+import type { DividendRow } from "../../../src/ingest/rules/inputs.ts";
 import { balance, cashFlow, income, statements } from "./builders.ts";
 
 // Fiscal years end Dec 31, except FY2022, which ends Dec 26 (a 52-week year): the

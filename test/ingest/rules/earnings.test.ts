@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { computeEarnings, type EarningsInput } from "../../../src/ingest/compute/earnings.ts";
+import { computeEarnings, type EarningsInput } from "../../../src/ingest/rules/earnings.ts";
 import type { QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
 import { income } from "./builders.ts";
 

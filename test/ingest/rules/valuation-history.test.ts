@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { PriceBar } from "../../../src/ingest/compute/inputs.ts";
+import type { PriceBar } from "../../../src/ingest/rules/inputs.ts";
 import {
   computeValuationHistory,
   computeValuationPoints,
-} from "../../../src/ingest/compute/valuation-history.ts";
+} from "../../../src/ingest/rules/valuation-history.ts";
 import { balance, cashFlow, income, statements } from "./builders.ts";
 
 const prices: PriceBar[] = [
