@@ -361,9 +361,3 @@ export function rawFactsOf(root: string, ticker: string): RawFacts {
 export function relDiff(actual: number, expected: number): number {
   return Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-300);
 }
-
-// Moved to test/helpers/ (raw-companyfacts.ts, raw-sources.ts) or renamed (rawFactsOf); kept under the old names while files written by others meanwhile (per-share-facts.ts, valuation-per-share-fixtures.test.ts) import them from here.
-export type { SecFact as Fact } from "../helpers/raw-companyfacts.ts";
-export { readPriceCsv, type Split, splitsFromActions } from "../helpers/raw-sources.ts";
-/** @deprecated rawFactsOf */
-export const factsOf = rawFactsOf;

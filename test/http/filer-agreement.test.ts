@@ -6,7 +6,6 @@
  * ("Agreement with the filings") lists the counts this test checks.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers/env.ts";
 import {
@@ -16,6 +15,7 @@ import {
   type Headline,
   type Split,
 } from "../helpers/filer-reference.ts";
+import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 import { importedDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 interface Filer {
@@ -109,7 +109,7 @@ interface Tally {
 }
 
 async function tallyOf(server: TestServer, key: string, root: string, filer: Filer): Promise<Tally> {
-  const raw = JSON.parse(readFileSync(join(root, "edgar", "companyfacts", `CIK${filer.cik}.json`), "utf8"));
+  const raw = readCompanyFacts(root, filer.cik);
   const tally: Tally = { compared: { annual: 0, quarterly: 0, ttm: 0 }, differ: [] };
   const cache = new Map<string, Period[]>();
   const periods = async (path: string, type: PeriodType): Promise<Period[]> => {

@@ -3,7 +3,9 @@
  * share), by the rules of docs/methodology.md, never by calling the code under test.
  */
 import { daysBetween } from "../../src/domain/dates.ts";
-import { type Fact, NET_INCOME, type RawFacts, type Split, splitFactorAfter } from "./derived-facts.ts";
+import type { SecFact as Fact } from "../helpers/raw-companyfacts.ts";
+import type { Split } from "../helpers/raw-sources.ts";
+import { NET_INCOME, type RawFacts, splitFactorAfter } from "./derived-facts.ts";
 
 /** Inclusive length of a duration fact in days. */
 const daysOf = (f: Fact) => (f.start === undefined ? 0 : daysBetween(f.start, f.end) + 1);

@@ -12,9 +12,10 @@ import { join } from "node:path";
 import { daysBetween } from "../../src/domain/dates.ts";
 import { readCurrent, readManifest } from "../../src/snapshot/store.ts";
 import { FIXTURES, fixtureSources } from "../helpers/env.ts";
+import { type CsvPrice, type Json, readPriceCsv, splitsFromActions } from "../helpers/raw-sources.ts";
 import { expectProblem } from "../helpers/responses.ts";
-import { factsOf, NET_INCOME, readPriceCsv, relDiff, splitsFromActions } from "./derived-facts.ts";
-import { type CsvPrice, type Json, serverOverImport } from "./endpoint-helpers.ts";
+import { serverOverImport } from "../helpers/server.ts";
+import { NET_INCOME, rawFactsOf, relDiff } from "./derived-facts.ts";
 import { ttmDilutedEps } from "./per-share-facts.ts";
 
 const root = FIXTURES ?? "";
@@ -29,7 +30,7 @@ function expectRel(actual: unknown, expected: number, label: string, tolerance =
 function market(ticker: string) {
   const prices = readPriceCsv(join(root, "prices", `${ticker}.csv`));
   const last = prices.at(-1) as CsvPrice;
-  const raw = factsOf(root, ticker);
+  const raw = rawFactsOf(root, ticker);
   // SNOW and MRVL have no actions file: no split on record.
   const actions = join(root, "variants", "prices-adjusted-with-actions", `${ticker}.csv`);
   const splits = existsSync(actions) ? splitsFromActions(root, ticker) : [];

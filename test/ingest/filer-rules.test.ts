@@ -10,7 +10,8 @@ import { splitsFromRestatements } from "../../src/ingest/rules/splits.ts";
 import { computeStatements } from "../../src/ingest/rules/statements.ts";
 import { parsePriceFileSplits } from "../../src/ingest/sources/prices.ts";
 import { FIXTURES } from "../helpers/env.ts";
-import { filing, periodAt, syntheticCompany } from "./companyfacts-helpers.ts";
+import { periodAt } from "../helpers/statement-rows.ts";
+import { filing, syntheticCompany } from "../helpers/synthetic-companyfacts.ts";
 
 const year = (y: number) => ({ start: `${y}-01-01`, end: `${y}-12-31` });
 const tenK = (y: number, accn: string, facts: Parameters<typeof filing>[5]) =>
