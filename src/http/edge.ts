@@ -1,8 +1,9 @@
 import type { Billing } from "../accounts/billing.ts";
 import type { Limits } from "../config.ts";
-import { ApiError, problem, problemResponse } from "../errors.ts";
+import { ApiError, invalidParameter, problem, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { SnapshotService } from "../query/snapshot.ts";
+import type { LoadedSnapshot, SnapshotService } from "../query/snapshot.ts";
+import { isSnapshotId } from "../snapshot/store.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
 import type { Answer } from "./body.ts";
 import { entityTag, matchesIfNoneMatch } from "./conditional.ts";
@@ -157,9 +158,34 @@ export class Edge {
     return null;
   }
 
-  /** serve: runs the call's route with the snapshot it reads; an idempotent retry may be answered first. */
+  /**
+   * serve: runs the call's route with the snapshot it reads (the active one, or the one the call
+   * pins with `?snapshot=ID`); an idempotent retry may be answered first.
+   */
   private serve(call: Call): Reply | Promise<Reply> {
-    call.snapshot = this.deps.snapshots.acquire();
+    const pin = call.url.searchParams.get("snapshot");
+    return pin === null ? this.serveWith(call, this.deps.snapshots.acquire()) : this.servePinned(call, pin);
+  }
+
+  /** A call that pins a snapshot: 400 for what cannot be an id, 404 for one not on disk. */
+  private async servePinned(call: Call, id: string): Promise<Reply> {
+    let snapshot: LoadedSnapshot | null;
+    try {
+      snapshot = await this.deps.snapshots.acquirePinned(id);
+    } catch (error) {
+      this.release(call);
+      throw error;
+    }
+    if (snapshot) return this.serveWith(call, snapshot);
+    this.release(call);
+    const refusal = isSnapshotId(id)
+      ? new ApiError("not_found", `snapshot ${id} is not on this server (removed, or never imported here)`)
+      : invalidParameter("query", "snapshot", "must be a snapshot id, as an answer's X-Snapshot-Id gives it");
+    return this.after.finish(call, problemResponse(refusal, call.requestId));
+  }
+
+  private serveWith(call: Call, snapshot: LoadedSnapshot | null): Reply | Promise<Reply> {
+    call.snapshot = snapshot;
     let reply: Reply | Promise<Reply>;
     try {
       const header = call.key ? call.request.headers.get("idempotency-key") : null;

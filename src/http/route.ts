@@ -1,6 +1,7 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
+import { SNAPSHOT_ID_PATTERN } from "../snapshot/store.ts";
 import { Body, type BodyBytes, wholeBody } from "./body.ts";
 import { type Call, callOf } from "./context.ts";
 import { CSV_TYPE, csvOf, FormatParam, parseBody, type Tabular } from "./csv.ts";
@@ -86,6 +87,16 @@ export type Route =
   | RoutedDefinition<ParamsSchema, ParamsSchema, TSchema>
   | FastPathDefinition<ParamsSchema, ParamsSchema, TSchema>;
 
+/** `?snapshot=ID`: the call reads that snapshot, if it is still on disk, instead of the active one. */
+const SnapshotParam = t.Optional(
+  t.String({
+    pattern: SNAPSHOT_ID_PATTERN,
+    description:
+      "answer from this snapshot (an earlier answer's X-Snapshot-Id) instead of the active one, for reproducible results; 404 when it is no longer on disk",
+    error: "snapshot: must be a snapshot id, as an answer's X-Snapshot-Id gives it",
+  }),
+);
+
 /**
  * The one way to define an endpoint: its path, typed parameters, response schema, price and
  * handler. The app mounts it in Elysia (validation and the OpenAPI document) and, when it is on
@@ -96,9 +107,14 @@ export function defineRoute<
   P extends ParamsSchema = undefined,
   Q extends ParamsSchema = undefined,
 >(definition: RoutedDefinition<P, Q, R> | FastPathDefinition<P, Q, R>): Route {
-  if (!definition.csv) return definition as Route;
-  // `format` is checked like any parameter; the handlers never read it.
-  const query = queryParams({ ...(definition.query?.properties ?? {}), format: FormatParam });
+  if (definition.public || definition.unversioned) return definition as Route;
+  // `snapshot` (read by the edge) and `format` are checked like any parameter; the handlers
+  // never read them.
+  const query = queryParams({
+    ...(definition.query?.properties ?? {}),
+    snapshot: SnapshotParam,
+    ...(definition.csv ? { format: FormatParam } : {}),
+  });
   return { ...definition, query } as Route;
 }
 

@@ -4,7 +4,14 @@ import type { DuckDBInstance } from "@duckdb/node-api";
 import type { QuoteRow } from "../domain/quote.ts";
 import type { Logger } from "../log.ts";
 import { Db, type Row, type SqlParams } from "../snapshot/duckdb.ts";
-import { type Manifest, readCurrent, readManifest, snapshotDir, verifySnapshot } from "../snapshot/store.ts";
+import {
+  isSnapshotId,
+  type Manifest,
+  readCurrent,
+  readManifest,
+  snapshotDir,
+  verifySnapshot,
+} from "../snapshot/store.ts";
 import type { TableName } from "../snapshot/tables.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
 import { loadDerived } from "./derived.ts";
@@ -124,6 +131,11 @@ export class LoadedSnapshot {
     return this;
   }
 
+  /** Like `acquire`, or null once the snapshot is retired (it may be closed). */
+  tryAcquire(): this | null {
+    return this.retired ? null : this.acquire();
+  }
+
   release(): void {
     this.holders--;
     if (this.retired && this.holders === 0) this.close();
@@ -143,6 +155,9 @@ export class LoadedSnapshot {
   }
 }
 
+/** How many pinned snapshots other than the active one stay loaded (each maps its price file and holds DuckDB views). */
+const PINNED_KEPT = 2;
+
 /**
  * Which snapshot is served. Follows `CURRENT`: a snapshot activated by another process (the
  * CLI) is loaded and swapped in without a restart; requests in flight finish on the one they
@@ -150,6 +165,8 @@ export class LoadedSnapshot {
  */
 export class SnapshotService {
   private active: LoadedSnapshot | null = null;
+  /** Snapshots other than the active one that calls pinned (`?snapshot=ID`), least recently used first. */
+  private readonly pinned = new Map<string, Promise<LoadedSnapshot | null>>();
   private loading: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
 
@@ -162,6 +179,42 @@ export class SnapshotService {
   /** The served snapshot, acquired for one request (release it), or null when none is active. */
   acquire(): LoadedSnapshot | null {
     return this.active?.acquire() ?? null;
+  }
+
+  /**
+   * The snapshot `id`, acquired for one request (release it): the active one, else one still on
+   * disk, loaded once and kept while it is among the PINNED_KEPT most recently pinned; null when
+   * no snapshot of that id is on disk.
+   */
+  async acquirePinned(id: string): Promise<LoadedSnapshot | null> {
+    if (this.active?.id === id) return this.active.acquire();
+    if (!isSnapshotId(id) || !existsSync(join(snapshotDir(this.dataDir, id), "manifest.json"))) return null;
+    let loading = this.pinned.get(id);
+    if (loading === undefined) {
+      loading = LoadedSnapshot.load(this.instance, this.dataDir, id).catch((error) => {
+        this.pinned.delete(id);
+        throw error;
+      });
+      this.pinned.set(id, loading);
+      this.evictPinned();
+    } else {
+      // Most recently used last.
+      this.pinned.delete(id);
+      this.pinned.set(id, loading);
+    }
+    // Evicted (so retired, maybe closed) while this call waited for it: load it again.
+    return (await loading)?.tryAcquire() ?? this.acquirePinned(id);
+  }
+
+  private evictPinned(): void {
+    for (const [id, loading] of this.pinned) {
+      if (this.pinned.size <= PINNED_KEPT) return;
+      this.pinned.delete(id);
+      void loading.then(
+        (snapshot) => snapshot?.retire(),
+        () => {},
+      );
+    }
   }
 
   current(): LoadedSnapshot | null {
@@ -186,6 +239,12 @@ export class SnapshotService {
     if (this.timer) clearInterval(this.timer);
     this.active?.retire();
     this.active = null;
+    for (const loading of this.pinned.values())
+      void loading.then(
+        (snapshot) => snapshot?.retire(),
+        () => {},
+      );
+    this.pinned.clear();
   }
 
   private async loadCurrent(): Promise<void> {
