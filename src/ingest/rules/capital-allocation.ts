@@ -4,36 +4,17 @@
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { difference, differencePresent, magnitude, ratioOverPositive } from "../../domain/ratios.ts";
-import { type AnnualMetadata, annualMetadata, latestAnnual } from "./growth.ts";
+import type { AnnualMetadata, CapitalAllocationDocument } from "../../snapshot/documents.ts";
+import { annualMetadata, latestAnnual } from "./growth.ts";
 import type { CompanyStatements } from "./inputs.ts";
 import { capexOf, dividendsPaidOf, fieldValue, freeCashFlowOf, netBuybacksOf } from "./line-items.ts";
 import { AFTER_EVERY_SPLIT, NO_SPLITS, type ShareBasis, sharesOnBasis } from "./shares.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
-/** Fields of spec §2.9 (money in reporting currency, shares in shares, ratios as fractions). */
-export interface CapitalAllocation {
-  operating_cash_flow: number | null;
-  capex: number | null;
-  free_cash_flow: number | null;
-  stock_based_compensation: number | null;
-  share_repurchases: number | null;
-  share_issuance: number | null;
-  net_buyback_amount: number | null;
-  dividends_paid: number | null;
-  acquisition_spend: number | null;
-  debt_issued: number | null;
-  debt_repaid: number | null;
-  net_debt_change: number | null;
-  share_count_diluted: number | null;
-  share_count_change_1y: number | null;
-  buyback_yield: number | null;
-  dividend_payout_ratio: number | null;
-}
-
-/** The stored capital-allocation row. */
+/** The stored capital-allocation row: the document without the symbol and null reasons, which derive.ts adds. */
 export interface CapitalAllocationResult {
   metadata: AnnualMetadata;
-  capital_allocation: CapitalAllocation;
+  capital_allocation: CapitalAllocationDocument["capital_allocation"];
 }
 
 /** Inputs: statements and the latest market cap (null when there is no quote data). */

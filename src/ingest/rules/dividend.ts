@@ -5,6 +5,7 @@
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { addDays, addYears, daysBetween } from "../../domain/dates.ts";
 import { decimalSum, ratioOverPositive } from "../../domain/ratios.ts";
+import type { DividendDocument } from "../../snapshot/documents.ts";
 import type { DividendRow, PriceBar } from "./inputs.ts";
 import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./prices.ts";
 
@@ -25,22 +26,8 @@ const PAYMENTS_PER_YEAR: Record<Exclude<DividendFrequency, "irregular">, number>
   annual: 1,
 };
 
-/** The stored dividend snapshot, fields as in spec §2.3. */
-export interface DividendSnapshot {
-  as_of_date: string;
-  calculation_version: string;
-  dps_ttm: number;
-  dps_forward_12m: number | null;
-  dps_next_payment: number | null;
-  dividend_yield_ttm: number | null;
-  dividend_yield_forward: number | null;
-  dividend_yield_history_high: number | null;
-  dividend_yield_history_low: number | null;
-  ex_dividend_date_next: string | null;
-  payment_date_next: string | null;
-  payment_amount_next: number | null;
-  dividend_frequency: DividendFrequency | null;
-}
+/** The stored dividend snapshot: the document's figures with its date and methodology version (derive.ts splits them). */
+export type DividendSnapshot = DividendDocument["metadata"] & DividendDocument["dividend"];
 
 /** Inputs of the dividend snapshot; `as_of` defaults to the last price date. */
 export interface DividendInput {

@@ -7,6 +7,7 @@
 import { addDays, daysBetween } from "../../domain/dates.ts";
 import { ratio } from "../../domain/ratios.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
+import type { EarningsDocument, EstimatesDocument } from "../../snapshot/documents.ts";
 import type { CalendarRow } from "../../snapshot/rows.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 
@@ -25,19 +26,8 @@ export const ESTIMATES_VERSION = "estimates-2026.11.5";
  */
 const STALE_AFTER_DAYS = 91 + 135;
 
-export interface EarningsSnapshot {
-  latest_earnings_release_date: string | null;
-  past_earnings_date: string | null;
-  next_earnings_date: string | null;
-  next_earnings_time: string | null;
-  eps_latest_q: number | null;
-  eps_latest_q_period_end: string | null;
-  eps_estimate_latest_q: number | null;
-  eps_surprise_latest_q: number | null;
-  eps_surprise_ratio_latest_q: number | null;
-  eps_estimate_next_q: number | null;
-  no_of_estimates_next_q: number | null;
-}
+/** The earnings document's figures (derive.ts adds the symbol and metadata). */
+export type EarningsSnapshot = EarningsDocument["earnings"];
 
 export interface EarningsInput {
   asOf: string;
@@ -126,18 +116,8 @@ export function computeEarnings(input: EarningsInput): EarningsSnapshot {
   };
 }
 
-export interface EstimatesSnapshot {
-  as_of_date: string | null;
-  eps_growth_yoy_est_next_q: number | null;
-  eps_growth_yoy_est_next_fy: number | null;
-  rvn_growth_yoy_est_next_q: number | null;
-  rvn_growth_yoy_est_next_fy: number | null;
-  earning_growth_5y_est: number | null;
-  total_rvn_growth_5y_est: number | null;
-  eps_est_next_fy: number | null;
-  forward_pe: number | null;
-  forward_peg_ratio: number | null;
-}
+/** The estimates document's figures (derive.ts adds the symbol and metadata). */
+export type EstimatesSnapshot = EstimatesDocument["estimates"];
 
 /**
  * Imported estimate signals, with forward P/E = last close / next-FY EPS estimate (null when

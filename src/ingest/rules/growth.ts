@@ -6,42 +6,18 @@
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { yearOf } from "../../domain/dates.ts";
 import { cagr, finiteOrNull, growthRate, ratioOverPositive } from "../../domain/ratios.ts";
+import type { AnnualMetadata, GrowthDocument } from "../../snapshot/documents.ts";
 import { sortedDividends } from "./dividend.ts";
 import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts";
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
-/** Growth fields of spec §2.8 (fractions; 3y/5y share-count and dividend growth annualized). */
-export interface GrowthFields {
-  revenue_growth_1y: number | null;
-  revenue_cagr_3y: number | null;
-  revenue_cagr_5y: number | null;
-  eps_growth_1y: number | null;
-  eps_cagr_3y: number | null;
-  eps_cagr_5y: number | null;
-  fcf_growth_1y: number | null;
-  fcf_cagr_3y: number | null;
-  fcf_cagr_5y: number | null;
-  book_value_per_share_growth_1y: number | null;
-  book_value_per_share_cagr_3y: number | null;
-  book_value_per_share_cagr_5y: number | null;
-  share_count_growth_1y: number | null;
-  share_count_growth_3y: number | null;
-  share_count_growth_5y: number | null;
-  dividend_growth_3y: number | null;
-  dividend_growth_5y: number | null;
-}
+/**
+ * Growth fields (fractions; 3y/5y share-count and dividend growth annualized).
+ */
+type GrowthFields = GrowthDocument["growth"];
 
-/** Metadata of an annual-history table (the caller adds the symbol). */
-export interface AnnualMetadata {
-  as_of_date: string;
-  period_type: "annual";
-  fiscal_year: number;
-  currency: string;
-  calculation_version: string;
-}
-
-/** The stored growth row. */
+/** The stored growth row: the document without the symbol, which derive.ts adds. */
 export interface GrowthResult {
   metadata: AnnualMetadata;
   growth: GrowthFields;

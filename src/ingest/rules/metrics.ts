@@ -6,6 +6,7 @@
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { averageBalance, finiteOrNull, ratioOverPositive, sumPresent } from "../../domain/ratios.ts";
+import type { FundamentalMetricsDocument, PeriodMetadata } from "../../snapshot/documents.ts";
 import type { BalanceValues, CompanyStatements } from "./inputs.ts";
 import {
   capitalEmployedOf,
@@ -23,42 +24,13 @@ import {
   totalCashOf,
   totalDebtOf,
 } from "./line-items.ts";
-import type { OwnerEarningsMetadata } from "./owner-earnings.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
-/** Fields of spec §2.7, all fractions or multiples (roic listed once). */
-export interface FundamentalMetrics {
-  gross_margin: number | null;
-  operating_margin: number | null;
-  net_margin: number | null;
-  fcf_margin: number | null;
-  ebit_margin: number | null;
-  ebitda_margin: number | null;
-  roic: number | null;
-  roce: number | null;
-  roe: number | null;
-  roa: number | null;
-  asset_turnover: number | null;
-  inventory_turnover: number | null;
-  receivables_turnover: number | null;
-  debt_to_equity: number | null;
-  net_debt_to_ebitda: number | null;
-  interest_coverage: number | null;
-  current_ratio: number | null;
-  quick_ratio: number | null;
-  cash_conversion_ratio: number | null;
-  shareholder_yield: number | null;
-  buyback_yield: number | null;
-  dividend_yield_ttm: number | null;
-}
-
-/** Metadata of the metrics row: period end as as_of_date, ttm or annual. */
-export type MetricsMetadata = OwnerEarningsMetadata;
-
-/** The stored metrics row. */
+/** The stored metrics row: the document without the symbol and null reasons, which derive.ts adds. */
 export interface MetricsResult {
-  metadata: MetricsMetadata;
-  metrics: FundamentalMetrics;
+  /** Period end as as_of_date, ttm or annual. */
+  metadata: PeriodMetadata;
+  metrics: FundamentalMetricsDocument["metrics"];
 }
 
 /** Inputs: statements and the current market cap (null without quote data). */

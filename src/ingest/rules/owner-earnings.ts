@@ -5,35 +5,16 @@
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { difference, finiteOrNull, ratioOverPositive } from "../../domain/ratios.ts";
-import type { PeriodType } from "../../domain/statements.ts";
+import type { OwnerEarningsDocument, PeriodMetadata } from "../../snapshot/documents.ts";
 import { annualGrowth, latestAnnual } from "./growth.ts";
 import type { CashFlowValues, CompanyStatements, GrowthSignals } from "./inputs.ts";
 import { capexOf, fieldValue } from "./line-items.ts";
 import { StatementBook } from "./statement-book.ts";
 
-/** Fields of spec §2.11 (money in reporting currency, growth and yield as fractions). */
-export interface OwnerEarnings {
-  owner_earnings_source: number | null;
-  owner_earnings_estimated: number | null;
-  maintenance_capex_estimate: number | null;
-  owner_earnings_yield: number | null;
-  owner_earnings_growth_1y: number | null;
-  owner_earnings_growth_3y: number | null;
-  owner_earnings_growth_5y: number | null;
-}
-
-/** Metadata of the owner-earnings row (the caller adds the symbol). */
-export interface OwnerEarningsMetadata {
-  as_of_date: string;
-  period_type: PeriodType;
-  currency: string;
-  calculation_version: string;
-}
-
-/** The stored owner-earnings row. */
+/** The stored owner-earnings row: the document without the symbol and null reasons, which derive.ts adds. */
 export interface OwnerEarningsResult {
-  metadata: OwnerEarningsMetadata;
-  owner_earnings: OwnerEarnings;
+  metadata: PeriodMetadata;
+  owner_earnings: OwnerEarningsDocument["owner_earnings"];
 }
 
 /** Inputs: statements, current market cap (nullable) and imported growth signals (nullable). */

@@ -5,6 +5,7 @@
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { ratioOverPositive } from "../../domain/ratios.ts";
+import type { ValuationHistoryDocument, ValuationPointsDocument } from "../../snapshot/documents.ts";
 import { freeCashFlowOf } from "./line-items.ts";
 import { trailingPercentiles } from "./percentile.ts";
 import { PointInTimeFundamentals } from "./point-in-time.ts";
@@ -12,39 +13,11 @@ import { monthEndPrices, validPrices } from "./prices.ts";
 import { NO_SPLITS } from "./shares.ts";
 import { computeMultiples, forwardPe, inPriceCurrency, type ValuationInput } from "./valuation.ts";
 
-/** One row of `valuation_history` (spec §2.5). */
-export interface ValuationHistoryRow {
-  date: string;
-  market_cap: number | null;
-  enterprise_value: number | null;
-  pe_ratio: number | null;
-  pb_ratio: number | null;
-  ps_ratio: number | null;
-  peg_ratio: number | null;
-  ev_to_revenue: number | null;
-  ev_to_ebitda: number | null;
-  earnings_yield: number | null;
-  fcf_yield: number | null;
-}
+/** One row of `valuation_history`. */
+export type ValuationHistoryRow = ValuationHistoryDocument["valuation_history"][number];
 
-/** One element of `points` (spec §2.6). */
-export interface ValuationPoint {
-  date: string;
-  price: number;
-  market_cap: number | null;
-  enterprise_value: number | null;
-  pe: number | null;
-  forward_pe: number | null;
-  pb: number | null;
-  price_to_fcf: number | null;
-  ev_to_revenue: number | null;
-  ev_to_ebitda: number | null;
-  fcf_yield: number | null;
-  earnings_yield: number | null;
-  valuation_percentile_3y: number | null;
-  valuation_percentile_5y: number | null;
-  valuation_percentile_10y: number | null;
-}
+/** One element of `points`. */
+export type ValuationPoint = ValuationPointsDocument["points"][number];
 
 /** What the percentile ranks of the points rank: P/E, else EV/revenue (see addPercentiles). */
 export type PercentileBasis = "pe" | "ev_to_revenue";

@@ -5,6 +5,7 @@
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { finiteOrNull, growthRate, ratio, ratioOverPositive } from "../../domain/ratios.ts";
+import type { ValuationDocument } from "../../snapshot/documents.ts";
 import { trailingDividendSum } from "./dividend.ts";
 import type {
   CompanyStatements,
@@ -19,29 +20,14 @@ import { validPrices } from "./prices.ts";
 import { NO_SPLITS, type ShareBasis } from "./shares.ts";
 import type { FlowPeriod } from "./statement-book.ts";
 
-/** Multiples computed from a market cap and known fundamentals. */
-export interface ValuationMultiples {
-  market_cap: number | null;
-  enterprise_value: number | null;
-  net_debt: number | null;
-  pe_ratio: number | null;
-  pb_ratio: number | null;
-  ps_ratio: number | null;
-  peg_ratio: number | null;
-  ev_to_revenue: number | null;
-  ev_to_ebitda: number | null;
-  ev_to_fcf: number | null;
-  earnings_yield: number | null;
-  fcf_yield: number | null;
-}
+/** The valuation document's figures and date. */
+type ValuationFields = ValuationDocument["valuation"];
 
-/** The valuation snapshot (spec §2.4). */
-export interface ValuationSnapshot extends ValuationMultiples {
-  date: string;
-  calculation_version: string;
-  forward_pe: number | null;
-  dividend_yield: number | null;
-}
+/** Multiples computed from a market cap and known fundamentals. */
+export type ValuationMultiples = Omit<ValuationFields, "date" | "forward_pe" | "dividend_yield">;
+
+/** The valuation snapshot: the document's figures and its methodology version (derive.ts splits them). */
+export type ValuationSnapshot = ValuationFields & { calculation_version: string };
 
 /** Inputs of the valuation snapshot and the two histories. */
 export interface ValuationInput {
