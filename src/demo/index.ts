@@ -1,6 +1,6 @@
 /**
- * `stockd demo`: a deterministic, clearly fictional universe (DESIGN §6) written in the real
- * source formats of DESIGN §5 and imported through the normal importer. universe.ts names the
+ * `stockd demo`: a deterministic, clearly fictional universe written in the real
+ * source formats of docs/sources.md and imported through the normal importer. universe.ts names the
  * companies, financials.ts models their economics, and one writer per source turns the model
  * into files: prices and submissions (sources.ts), XBRL companyfacts (xbrl.ts), Form 4
  * (form4.ts), dividends and the earnings calendar (market.ts), estimate and growth signals
@@ -43,7 +43,7 @@ function filingsOf(periods: DemoPeriod[]): DemoFiling[] {
 }
 
 /**
- * Writes the demo universe in the source layout of DESIGN §5 into `dir`: prices through the
+ * Writes the demo universe in the source layout of docs/sources.md into `dir`: prices through the
  * day before `today`, and the filings, facts, insider trades, dividends, calendar and
  * signals known by then. The same day always gives the same bytes.
  */

@@ -1,6 +1,6 @@
 import type { LoadedSnapshot } from "./snapshot.ts";
 
-/** An insider purchase or sale as served (spec §2.15 plus filing details). */
+/** An insider purchase or sale as served (an insider_tradings row of /openapi.json, plus filing details). */
 export interface InsiderTrade {
   transaction_date: string;
   transaction_code: string;

@@ -2,7 +2,7 @@ import { tickerKey } from "../domain/tickers.ts";
 import type { Row } from "../snapshot/duckdb.ts";
 import type { SecurityRow } from "../snapshot/rows.ts";
 
-/** A security as served (spec §2.1) plus what the read side needs to find its data. */
+/** A security as served (the security record of /openapi.json) plus what the read side needs to find its data. */
 export type Security = SecurityRow;
 
 export interface SearchPage {

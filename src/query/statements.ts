@@ -2,7 +2,7 @@ import { type PeriodType, STATEMENT_FIELDS, type StatementKind } from "../domain
 import type { Row } from "../snapshot/duckdb.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
-/** One statement period as served (spec §2.18; the statement object under its kind's name). */
+/** One statement period as served (the statement period of /openapi.json; the statement object under its kind's name). */
 export interface ServedPeriod {
   period_type: PeriodType;
   fiscal_year: number;

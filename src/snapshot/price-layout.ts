@@ -2,7 +2,7 @@
  * The serving layout of daily prices, written beside the Parquet table by the importer and
  * memory-mapped by the server. Each security's rows are contiguous and ascending by day:
  * - `prices.json`: every row's response text, exactly `JSON.stringify` of the served row
- *   (spec §2.17 field order), each followed by a comma;
+ *   (the field order of the price row in /openapi.json), each followed by a comma;
  * - `prices.days`: int32 per row, days since 1970-01-01;
  * - `prices.offsets`: float64 per row, the byte offset of its text, plus one final entry
  *   (the text's length);
@@ -20,7 +20,7 @@ export const PRICE_FILES = [PRICE_TEXT_FILE, PRICE_DAYS_FILE, PRICE_OFFSETS_FILE
 /** `security_id → [first row, row count]`. */
 export type PriceIndex = Record<string, [number, number]>;
 
-/** One daily row as served (spec §2.17), in the order of its JSON fields. */
+/** One daily row as served (the price row of /openapi.json), in the order of its JSON fields. */
 export interface DailyPrice {
   date: string;
   open: number | null;

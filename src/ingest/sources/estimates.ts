@@ -26,7 +26,7 @@
  *   quarter whose EPS is 0 is one: kept with its EPS, estimate and surprise null. Elsewhere
  *   an EPS of 0 is a break-even quarter.
  *
- * **CSV: forward estimate signals** (spec §2.12), one or many securities per file; the
+ * **CSV: forward estimate signals** (the estimates document's fields), one or many securities per file; the
  * shared signals rules apply (see signals.ts: `ticker` and `as_of_date` required, at least
  * one value column, empty = null, one row per (ticker, as_of_date), the last one wins):
  *
@@ -101,7 +101,7 @@ export const ESTIMATE_SIGNAL_COLUMNS = [
   { name: "eps_est_next_fy" },
 ] as const satisfies readonly SignalColumn<string>[];
 
-/** One forward-estimate-signals row (spec §2.12 source fields). */
+/** One forward-estimate-signals row (the estimates document's source fields). */
 export type EstimateSignalsRow = SignalRow<(typeof ESTIMATE_SIGNAL_COLUMNS)[number]["name"]>;
 
 /** Parses one forward-estimate-signals CSV (see the module comment). */

@@ -1,7 +1,7 @@
 /**
  * Owner-earnings and dividend growth signals (optional): `growth/*.csv`, the "imported
- * source growth signals" of spec §2.8 (dividend_growth_*) and §2.11 (owner-earnings
- * growth fields).
+ * source growth signals" of the growth document (dividend_growth_*) and the owner-earnings
+ * document (its growth fields); docs/sources.md.
  *
  * Columns (header required, any order, case-insensitive):
  *
