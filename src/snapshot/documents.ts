@@ -59,6 +59,7 @@ const AnnualMetadata = Type.Object({
   calculation_version: Type.String(),
 });
 
+/** Metrics of the latest TTM period, else the latest annual: all fractions or multiples. */
 export const FundamentalMetrics = Type.Object({
   metadata: Type.Intersect([
     PeriodMetadata,
@@ -90,6 +91,7 @@ export const FundamentalMetrics = Type.Object({
   ]),
 });
 
+/** Growth from annual history: fractions; 3y/5y share-count and dividend growth annualized. */
 export const Growth = Type.Object({
   metadata: AnnualMetadata,
   growth: numbers([
@@ -113,6 +115,7 @@ export const Growth = Type.Object({
   ]),
 });
 
+/** The latest annual period: money in the reporting currency, shares in shares, ratios as fractions. */
 export const CapitalAllocation = Type.Object({
   metadata: Type.Intersect([AnnualMetadata, nullReasons(["buyback_yield"])]),
   capital_allocation: numbers([
@@ -135,6 +138,7 @@ export const CapitalAllocation = Type.Object({
   ]),
 });
 
+/** Owner earnings: money in the reporting currency, growth and yield as fractions. */
 export const OwnerEarnings = Type.Object({
   symbol: Type.String(),
   metadata: Type.Intersect([PeriodMetadata, nullReasons(["owner_earnings_yield"])]),
@@ -149,6 +153,7 @@ export const OwnerEarnings = Type.Object({
   ]),
 });
 
+/** Market cap, EV and multiples at the last price date. */
 export const Valuation = Type.Object({
   symbol: Type.String(),
   metadata: Type.Object({ calculation_version: Type.String() }),
@@ -175,6 +180,7 @@ export const Valuation = Type.Object({
   ]),
 });
 
+/** Point-in-time monthly history: each row uses only what was filed by its date. */
 export const ValuationHistory = Type.Object({
   symbol: Type.String(),
   valuation_history: Type.Array(
@@ -196,6 +202,7 @@ export const ValuationHistory = Type.Object({
   ),
 });
 
+/** Month-end prices with today's fundamentals applied across them, and trailing percentiles. */
 export const ValuationPoints = Type.Object({
   metadata: Type.Object({
     symbol: Type.String(),
@@ -230,6 +237,7 @@ export const ValuationPoints = Type.Object({
   ),
 });
 
+/** Trailing and forward dividends per share, yields, the next payment and the frequency. */
 export const Dividend = Type.Object({
   symbol: Type.String(),
   metadata: Type.Object({ as_of_date: Type.String(), calculation_version: Type.String() }),
@@ -254,6 +262,7 @@ export const Dividend = Type.Object({
   ]),
 });
 
+/** Earnings release dates and the latest quarter's EPS. */
 export const Earnings = Type.Object({
   symbol: Type.String(),
   metadata: Type.Object({
@@ -280,6 +289,7 @@ export const Earnings = Type.Object({
   ]),
 });
 
+/** Imported estimate signals with forward P/E and PEG from the latest close. */
 export const Estimates = Type.Object({
   symbol: Type.String(),
   metadata: Type.Object({

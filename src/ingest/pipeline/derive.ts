@@ -1,10 +1,15 @@
 /**
- * Every derived document of one security, computed at import time (spec §1) and stored in
+ * Every derived document of one security, computed at import time and stored in
  * the snapshot as the exact response body each endpoint serves. Routes only read them.
  */
 
 import { daysBetween } from "../../domain/dates.ts";
 import type { DerivedKind } from "../../domain/derived.ts";
+import type {
+  DerivedDocuments,
+  DividendDocument,
+  ValuationPointsDocument,
+} from "../../snapshot/documents.ts";
 import type { CalendarRow } from "../../snapshot/rows.ts";
 import { computeCapitalAllocation } from "../rules/capital-allocation.ts";
 import { computeDividendSnapshot } from "../rules/dividend.ts";
@@ -26,7 +31,7 @@ import { computeValuationSnapshot } from "../rules/valuation.ts";
 import {
   computeValuationHistory,
   computeValuationPoints,
-  type ValuationPoints,
+  type ValuationPointsResult,
 } from "../rules/valuation-history.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 import type { GrowthSignalsRow } from "../sources/growth-signals.ts";
@@ -62,7 +67,7 @@ export interface SecurityInputs {
 /** Computes every document the inputs allow; a document that cannot be computed is absent (404). */
 export function deriveSecurity(input: SecurityInputs): DerivedRow[] {
   const out: DerivedRow[] = [];
-  const add = (kind: DerivedKind, asOf: string | null, body: object) =>
+  const add: Add = (kind, asOf, body) =>
     out.push({ security_id: input.securityId, kind, as_of: asOf, body: JSON.stringify(body) });
   const symbol = input.symbol;
   const lastPrice = input.prices.at(-1) ?? null;
@@ -149,7 +154,11 @@ function deriveDividend(
   const dividend = computeDividendSnapshot({ dividends, prices: input.prices, as_of: asOf });
   if (!dividend) return [];
   const { calculation_version, as_of_date, ...fields } = dividend;
-  const body = { symbol: input.symbol, metadata: { as_of_date, calculation_version }, dividend: fields };
+  const body: DividendDocument = {
+    symbol: input.symbol,
+    metadata: { as_of_date, calculation_version },
+    dividend: fields,
+  };
   return [{ security_id: input.securityId, kind: "dividend", as_of: as_of_date, body: JSON.stringify(body) }];
 }
 
@@ -179,7 +188,8 @@ export function deriveUndated(input: SecurityInputs, dataAsOf: string): DerivedR
   ];
 }
 
-type Add = (kind: DerivedKind, asOf: string | null, body: object) => void;
+/** Stores a document of `kind`; its body has the type of the kind's schema (snapshot/documents.ts). */
+type Add = <K extends DerivedKind>(kind: K, asOf: string | null, body: DerivedDocuments[K]) => void;
 
 function addFundamentals(
   add: Add,
@@ -287,7 +297,7 @@ function releaseDates(input: SecurityInputs): string[] {
 export function deriveEarnings(input: SecurityInputs, asOf: string): DerivedRow[] {
   const out: DerivedRow[] = [];
   const { symbol } = input;
-  const add = (kind: DerivedKind, body: object) =>
+  const add = <K extends DerivedKind>(kind: K, body: DerivedDocuments[K]) =>
     out.push({ security_id: input.securityId, kind, as_of: asOf, body: JSON.stringify(body) });
   const reportDates = releaseDates(input);
   const quarters = input.statements?.income_statement.filter((p) => p.period_type === "quarterly") ?? [];
@@ -316,7 +326,12 @@ export function deriveEarnings(input: SecurityInputs, asOf: string): DerivedRow[
   return out;
 }
 
-function pointsMetadata(symbol: string, points: ValuationPoints, asOf: string, currency: string | null) {
+function pointsMetadata(
+  symbol: string,
+  points: ValuationPointsResult,
+  asOf: string,
+  currency: string | null,
+): ValuationPointsDocument["metadata"] {
   return {
     symbol,
     as_of_date: asOf,

@@ -12,9 +12,7 @@ import type { CompanyStatements, DividendRow, GrowthSignals } from "./inputs.ts"
 import { fieldValue, freeCashFlowOf } from "./line-items.ts";
 import { type FlowPeriod, StatementBook } from "./statement-book.ts";
 
-/**
- * Growth fields (fractions; 3y/5y share-count and dividend growth annualized).
- */
+/** Growth fields (fractions; 3y/5y share-count and dividend growth annualized). */
 type GrowthFields = GrowthDocument["growth"];
 
 /** The stored growth row: the document without the symbol, which derive.ts adds. */

@@ -23,7 +23,7 @@ export type ValuationPoint = ValuationPointsDocument["points"][number];
 export type PercentileBasis = "pe" | "ev_to_revenue";
 
 /** The stocks-family series with its methodology version and the basis of its percentiles. */
-export interface ValuationPoints {
+export interface ValuationPointsResult {
   calculation_version: string;
   /** null when neither P/E nor EV/revenue exists at any point (no percentile is given). */
   percentile_basis: PercentileBasis | null;
@@ -67,7 +67,7 @@ export function computeValuationHistory(
  * anchors) applied to every month-end close: market cap = close × today's shares (closes are
  * split-adjusted, and the shares are put on the closes' basis), EV = market cap + today's net claims.
  */
-export function computeValuationPoints(input: Omit<ValuationInput, "dividends">): ValuationPoints {
+export function computeValuationPoints(input: Omit<ValuationInput, "dividends">): ValuationPointsResult {
   const basis = input.basis ?? NO_SPLITS;
   const prices = validPrices(input.prices);
   const last = prices[prices.length - 1];
