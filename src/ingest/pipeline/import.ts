@@ -1,14 +1,29 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
-import { daysBetween } from "../../domain/dates.ts";
-import { normalizeCik, normalizeTicker, tickerKey } from "../../domain/tickers.ts";
+import { normalizeCik, tickerKey } from "../../domain/tickers.ts";
 import type { SecurityRow } from "../../snapshot/rows.ts";
 import { activateSnapshot, type Manifest } from "../../snapshot/store.ts";
 import { ImportContext } from "../context.ts";
 import { ImportError } from "../errors.ts";
-import { EARNINGS_VERSION, ESTIMATES_VERSION, REPORT_AFTER_ANNOUNCEMENT_DAYS } from "../rules/earnings.ts";
+import { calendarRowsOfSecurities } from "../rules/calendar-securities.ts";
+import { EARNINGS_VERSION, ESTIMATES_VERSION } from "../rules/earnings.ts";
+import { symbolsFiledByIssuers } from "../rules/filed-symbols.ts";
+import {
+  choosePriceFiles,
+  csvPriceFilesFirst,
+  isJsonPriceFile,
+  type PriceFileCandidate,
+} from "../rules/price-sources.ts";
+import { type ReleaseFilings, reportAndReleaseDatesByCik } from "../rules/results-releases.ts";
 import type { FilingSummary } from "../rules/statements.ts";
+import {
+  type CompanyWithFilings,
+  filersWithoutSubmissions,
+  mainSubmissionFilesFirst,
+  mergeSubmissions,
+} from "../rules/submissions.ts";
+import { withXbrlFacts } from "../rules/xbrl-filings.ts";
 import { alphaVantageSymbol, isOtherJson } from "../sources/alphavantage-daily.ts";
 import { parseFigiMapping } from "../sources/figi.ts";
 import { parseFilerMetadata } from "../sources/filer-metadata.ts";
@@ -19,19 +34,14 @@ import {
   parseSubmissionText,
 } from "../sources/form4.ts";
 import { selectInsiderTrades } from "../sources/form4-select.ts";
-import {
-  acceptanceInUtc,
-  type CompanyRecord,
-  type FilingRecord,
-  parseSubmissions,
-} from "../sources/submissions.ts";
+import { acceptanceInUtc, parseSubmissions, type SubmissionsFile } from "../sources/submissions.ts";
 import { parseCompanyTickers, parseTickersExchange } from "../sources/tickers.ts";
 import { tickerFromFileName } from "../sources/values.ts";
 import { SnapshotWriter } from "../writing/write.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
-import { buildSecurities, type FiledSymbol } from "./securities.ts";
+import { buildSecurities } from "./securities.ts";
 
 export interface ImportOptions {
   lenient?: boolean;
@@ -91,7 +101,7 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
     exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
     tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
     companies,
-    filedSymbols: filedSymbols(ownership ?? []),
+    filedSymbols: symbolsFiledByIssuers(ownership ?? []),
     figi: ctx.readAll(join(ctx.root, "figi"), ".json", "figi", parseFigiMapping),
     priceTickers: [...priceFiles.keys()],
   });
@@ -101,13 +111,13 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   await writeMarketTables(writer, market, securities);
   await writeInsiderTrades(ctx, writer, ownership, join(edgar, "form4"));
   const sics = new Map(companies.map((c) => [c.cik, c.sic]));
-  const jobs = companyJobs(ctx, market, securities, priceFiles, releaseFilingsByCik(filings), sics);
+  const jobs = companyJobs(ctx, market, securities, priceFiles, reportAndReleaseDatesByCik(filings), sics);
   const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
   try {
     const written = new CompanyWriter(ctx, writer);
     await pool.run(jobs, (result) => written.write(result));
     if (written.dataAsOf !== null) await writer.append("derived", await pool.finishUndated(written.dataAsOf));
-    await writer.append("filings", withXbrl(filings, written.xbrlFilings));
+    await writer.append("filings", withXbrlFacts(filings, written.xbrlFilings));
     noteUnread(ctx);
     return written.dataAsOf;
   } finally {
@@ -192,15 +202,14 @@ class CompanyWriter {
 
 /**
  * The price file of each ticker (by ticker key): `prices/<TICKER>.csv`, or an Alpha Vantage
- * series (`.json`) of the symbol its "Meta Data" names, else its file name. A CSV wins over a
- * JSON of the same ticker; the file passed over is named in the report's notes.
+ * series (`.json`) of the symbol its "Meta Data" names, else its file name. Which file wins a
+ * ticker is `choosePriceFiles`'s (a CSV over a JSON); the file passed over is named in the
+ * report's notes.
  */
 function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
-  const out = new Map<string, string>();
-  const files = ctx.files(join(ctx.root, "prices"), ".csv", ".json");
-  const csvFirst = [...files.filter((f) => !isJson(f)), ...files.filter(isJson)];
-  for (const file of csvFirst) {
-    const json = isJson(file);
+  const candidates: PriceFileCandidate[] = [];
+  for (const file of csvPriceFilesFirst(ctx.files(join(ctx.root, "prices"), ".csv", ".json"))) {
+    const json = isJsonPriceFile(file);
     const head = json ? ctx.guard(file, "prices", () => ctx.head(file)) : "";
     if (head === null) continue;
     if (json && isOtherJson(head)) {
@@ -210,57 +219,28 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
     const ticker =
       (json ? alphaVantageSymbol(head) : null) ??
       ctx.guard(file, "prices", () => tickerFromFileName(ctx.name(file)));
-    if (ticker === null) continue;
-    const key = tickerKey(ticker);
-    const taken = out.get(key);
-    if (taken) ctx.note(`${ctx.name(file)}: not read; ${ctx.name(taken)} holds the prices of ${ticker}`);
-    else out.set(key, file);
+    if (ticker !== null) candidates.push({ file, ticker });
   }
-  return out;
+  const { byTickerKey, notRead } = choosePriceFiles(candidates);
+  for (const { file, ticker, heldBy } of notRead)
+    ctx.note(`${ctx.name(file)}: not read; ${ctx.name(heldBy)} holds the prices of ${ticker}`);
+  return byTickerKey;
 }
 
-const isJson = (file: string) => file.toLowerCase().endsWith(".json");
-
-type CompanyWithFilings = CompanyRecord & { first_filing_date: string | null };
-
+/** Reads every submissions file (`rules/submissions.ts` decides what is kept), then puts acceptance times in UTC. */
 function readSubmissions(ctx: ImportContext, dir: string) {
-  const companies: CompanyWithFilings[] = [];
-  const byFiling = new Map<string, FilingRecord>();
-  // Main files before paged ones: the recent list's copy of a filing is the one kept.
-  const files = ctx
-    .files(dir, ".json")
-    .sort((a, b) => Number(a.includes("-submissions-")) - Number(b.includes("-submissions-")));
-  for (const file of files) {
+  const parts: SubmissionsFile[] = [];
+  for (const file of mainSubmissionFilesFirst(ctx.files(dir, ".json"))) {
     const parsed = ctx.guard(file, "submissions", () =>
       parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions),
     );
     if (!parsed) continue;
     ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
-    if (parsed.company) companies.push({ ...parsed.company, first_filing_date: parsed.listedFrom });
-    // A filing is listed under each of its filers (an insider's Form 4 under the issuer and
-    // under the owner): one row per filer; a filer's own repeat of it is dropped.
-    for (const f of parsed.filings) {
-      const key = `${f.cik}|${f.accession_number}`;
-      if (!byFiling.has(key)) byFiling.set(key, f);
-    }
+    parts.push(parsed);
   }
-  const first = new Map<string, string>();
-  const byCik = new Map<string, FilingRecord[]>();
-  for (const f of byFiling.values()) {
-    const seen = first.get(f.cik);
-    if (seen === undefined || f.filing_date < seen) first.set(f.cik, f.filing_date);
-    const own = byCik.get(f.cik);
-    if (own) own.push(f);
-    else byCik.set(f.cik, [f]);
-  }
-  for (const own of byCik.values()) acceptanceInUtc(own);
-  // The first filing: the earliest imported, or the earliest a main file lists in paged
-  // files that are not at hand.
-  for (const c of companies) {
-    const dates = [first.get(c.cik), c.first_filing_date].filter((d): d is string => d != null);
-    c.first_filing_date = dates.sort()[0] ?? null;
-  }
-  return { companies, filings: [...byFiling.values()] };
+  const merged = mergeSubmissions(parts);
+  for (const own of Map.groupBy(merged.filings, (f) => f.cik).values()) acceptanceInUtc(own);
+  return merged;
 }
 
 /** Files named in the report's notes when no source format took them. */
@@ -281,91 +261,13 @@ function noteUnread(ctx: ImportContext): void {
 
 /** Companies of the filer-metadata table whose own submissions file was not imported. */
 function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], file: string): void {
-  const known = new Set(companies.map((c) => c.cik));
-  for (const c of ctx.readOne(file, "filer_metadata", parseFilerMetadata)) {
-    if (!known.has(c.cik)) companies.push({ ...c, first_filing_date: null });
-  }
-}
-
-/**
- * By CIK, the dates of its periodic reports (10-K, 10-Q, 20-F, 40-F; amendments excluded) and
- * of the results announcements that released them: of the 8-Ks with item 2.02 ("Results of
- * Operations and Financial Condition") filed up to 45 days before a report, the latest. Other
- * 8-Ks under that item are no earnings release (Tesla's quarterly deliveries, two days
- * after the quarter; its results come three weeks later, a day before the 10-Q), and one
- * filed within three days after another is its follow-up (Expedia's post-earnings 8-K of
- * 2020-07-31, a day after its results): the first of such a run is the release. Both
- * ascending.
- */
-function releaseFilingsByCik(filings: readonly FilingRecord[]): Map<string, ReleaseFilings> {
-  const reports = new Map<string, string[]>();
-  const announcements = new Map<string, string[]>();
-  for (const f of filings) {
-    const into = /^(10-K|10-Q|20-F|40-F)$/.test(f.form)
-      ? reports
-      : f.form === "8-K" && (f.items ?? "").split(",").includes("2.02")
-        ? announcements
-        : null;
-    if (into === null) continue;
-    const dates = into.get(f.cik) ?? [];
-    dates.push(f.filing_date);
-    into.set(f.cik, dates);
-  }
-  const out = new Map<string, ReleaseFilings>();
-  for (const [cik, dates] of reports) {
-    dates.sort();
-    const candidates = firstOfRuns(announcements.get(cik) ?? [], FOLLOW_UP_DAYS);
-    // `candidates` ascend: the last one in the window is the latest.
-    const results = dates
-      .map((d) =>
-        candidates.filter((a) => a <= d && daysBetween(a, d) <= REPORT_AFTER_ANNOUNCEMENT_DAYS).at(-1),
-      )
-      .filter((a): a is string => a !== undefined);
-    out.set(cik, { reports: dates, results: [...new Set(results)].sort() });
-  }
-  return out;
-}
-
-interface ReleaseFilings {
-  reports: string[];
-  results: string[];
-}
-
-/** An announcement this many days or fewer after another is its follow-up. */
-const FOLLOW_UP_DAYS = 3;
-
-/** Of dates that follow each other by `days` or fewer, the first of each run; ascending. */
-function firstOfRuns(dates: readonly string[], days: number): string[] {
-  const out: string[] = [];
-  let previous: string | null = null;
-  for (const d of [...dates].sort()) {
-    if (previous === null || daysBetween(previous, d) > days) out.push(d);
-    previous = d;
-  }
-  return out;
+  companies.push(
+    ...filersWithoutSubmissions(companies, ctx.readOne(file, "filer_metadata", parseFilerMetadata)),
+  );
 }
 
 function cikOfFile(file: string): string {
   return normalizeCik(/CIK(\d{10})/i.exec(basename(file))?.[1] ?? "") ?? basename(file);
-}
-
-/**
- * Adds fy, fp and report period of periodic filings from their XBRL facts, and the amendment
- * flag: the XBRL facts' (dei:AmendmentFlag), else the form type's (EDGAR names every
- * amendment `<form>/A`).
- */
-function withXbrl(filings: FilingRecord[], xbrl: Map<string, FilingSummary>) {
-  return filings.map((f) => {
-    const x = xbrl.get(f.accession_number);
-    return {
-      ...f,
-      fy: x?.fy ?? null,
-      fp: x?.fp ?? null,
-      // Facts with no report period (a 10-K/A of cover facts only): the submissions report date.
-      period: x ? (x.period ?? f.report_date) : null,
-      amendment_flag: x?.amendment_flag ?? f.form.endsWith("/A"),
-    };
-  });
 }
 
 /** Dividend history and the earnings calendar, keyed to securities (CIK filled from EDGAR). */
@@ -380,15 +282,7 @@ async function writeMarketTables(
       rows.map((r) => ({ ...r, security_id: key })),
     );
   }
-  const calendar = market.calendar.map((row) => {
-    const security = securities.get(tickerKey(row.ticker));
-    return {
-      ...row,
-      security_id: security?.security_id ?? tickerKey(row.ticker),
-      cik: row.cik ?? security?.cik ?? null,
-    };
-  });
-  await writer.append("earnings_calendar", calendar);
+  await writer.append("earnings_calendar", calendarRowsOfSecurities(market.calendar, securities));
 }
 
 /**
@@ -417,26 +311,6 @@ function readOwnershipDocuments(ctx: ImportContext, dir: string): OwnershipFilin
           : [parseOwnershipDocument(ctx.read(file), ctx.name(file))],
       ) ?? [],
   );
-}
-
-/** Symbols that stand for no security: what filers write when the issuer has none. */
-const NO_SYMBOL = new Set(["NONE", "N/A", "NA"]);
-
-/**
- * The trading symbols issuers filed under, with the issuer's CIK and name, newest filing
- * first: a delisted company (LNKD, YHOO) or an old symbol (FB for Meta) is reachable by the
- * symbol its insiders' filings name.
- */
-function filedSymbols(documents: readonly OwnershipFiling[]): FiledSymbol[] {
-  return documents
-    .filter((d) => d.issuer.tradingSymbol !== null)
-    .toSorted((a, b) => b.periodOfReport.localeCompare(a.periodOfReport))
-    .flatMap((d) => {
-      const ticker = normalizeTicker(d.issuer.tradingSymbol as string);
-      return ticker === null || NO_SYMBOL.has(ticker)
-        ? []
-        : [{ ticker, cik: d.issuer.cik, name: d.issuer.name ?? (d.issuer.tradingSymbol as string) }];
-    });
 }
 
 /** Purchases and sales (codes P and S) of non-derivative securities, from the ownership documents. */

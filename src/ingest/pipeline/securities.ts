@@ -1,15 +1,9 @@
 import { tickerKey } from "../../domain/tickers.ts";
 import type { SecurityRow } from "../../snapshot/rows.ts";
+import type { FiledSymbol } from "../rules/filed-symbols.ts";
 import type { FigiRow } from "../sources/figi.ts";
 import type { CompanyRecord } from "../sources/submissions.ts";
 import type { TickerRow } from "../sources/tickers.ts";
-
-/** A trading symbol an issuer's ownership filings name (see import.ts `filedSymbols`). */
-export interface FiledSymbol {
-  ticker: string;
-  cik: string;
-  name: string;
-}
 
 /**
  * Merges the listings into one security per ticker. Precedence: the SEC exchange list, then

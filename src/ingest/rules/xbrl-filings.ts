@@ -6,6 +6,7 @@
 
 import { daysBetween, fromDayNumber } from "../../domain/dates.ts";
 import type { CompanyFacts, DocumentInfo, XbrlFact } from "../sources/companyfacts.ts";
+import type { FilingRecord } from "../sources/submissions.ts";
 import type { SharesObservation } from "./inputs.ts";
 import type { AccessionScan, FactScan } from "./xbrl-scan.ts";
 
@@ -136,4 +137,27 @@ function balanceSheetCounts(facts: readonly XbrlFact[]): FiledCount[] {
       perFiling.set(f.accn, { date: f.end, filed: f.filed, accn: f.accn, value: f.val });
   }
   return [...perFiling.values()];
+}
+
+/**
+ * The submissions' filings completed by their XBRL facts (`summaries` by accession number):
+ * fy, fp and report period from the facts, null for a filing without facts; the amendment flag
+ * is the facts' (dei:AmendmentFlag), else the form type's (EDGAR names every amendment
+ * `<form>/A`).
+ */
+export function withXbrlFacts<F extends Pick<FilingRecord, "accession_number" | "form" | "report_date">>(
+  filings: readonly F[],
+  summaries: ReadonlyMap<string, FilingSummary>,
+) {
+  return filings.map((f) => {
+    const x = summaries.get(f.accession_number);
+    return {
+      ...f,
+      fy: x?.fy ?? null,
+      fp: x?.fp ?? null,
+      // Facts with no report period (a 10-K/A of cover facts only): the submissions report date.
+      period: x ? (x.period ?? f.report_date) : null,
+      amendment_flag: x?.amendment_flag ?? f.form.endsWith("/A"),
+    };
+  });
 }
