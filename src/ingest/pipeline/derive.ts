@@ -57,7 +57,7 @@ export interface SecurityInputs {
   calendar: readonly CalendarRow[];
   /** Filing dates of the periodic reports (10-K, 10-Q, 20-F, 40-F). */
   reportDates: readonly string[];
-  /** Filing dates of the results announcements of those reports (8-K item 2.02: import.ts). */
+  /** Filing dates of those reports' results announcements (8-K item 2.02: rules/results-releases.ts). */
   resultsDates: readonly string[];
   estimates: EstimateSignalsRow | null;
   history: EarningsHistory | null;
@@ -249,7 +249,8 @@ const METRICS_YIELDS = ["shareholder_yield", "buyback_yield", "dividend_yield_tt
  * it has neither, and the importer then uses the snapshot's data date.
  */
 export function ownAsOf(input: SecurityInputs): string | null {
-  // A results announcement precedes its report (import.ts), so the reports date "now".
+  // A results announcement precedes its report (rules/results-releases.ts), so the reports
+  // date "now".
   const dates = [input.prices.at(-1)?.date, ...reportingDates(input)].filter(
     (d): d is string => d !== undefined,
   );
