@@ -1,8 +1,8 @@
 /**
  * Statement field lists and the period record shared by the importer (which computes
  * periods from XBRL facts) and the read side (which serves them). Field names are the
- * response field names of spec §2.18; the income statement is ours (issue 3), named in the
- * same style.
+ * response field names of the balance-sheet and cash-flow periods (/openapi.json); the
+ * income statement's are named in the same style.
  */
 
 export const BALANCE_SHEET_FIELDS = [

@@ -54,7 +54,7 @@ export interface ImportOptions {
 }
 
 /**
- * Imports a source directory (DESIGN §5) into a new snapshot and activates it. Throws
+ * Imports a source directory (laid out as docs/sources.md says) into a new snapshot and activates it. Throws
  * ImportError (file and line) on bad input; nothing is activated then. The large sources
  * (companyfacts, prices) are read one company at a time and streamed into the writer, with
  * every derived document of that company computed on the way.

@@ -1,5 +1,5 @@
 /**
- * Capital allocation (spec §2.9) from the latest annual period. Spending is returned as
+ * The capital-allocation document from the latest annual period. Spending is returned as
  * positive amounts although the cash-flow statement stores outflows as negative values.
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";

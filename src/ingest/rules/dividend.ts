@@ -1,5 +1,5 @@
 /**
- * Dividend snapshot (spec §2.3) from split-adjusted dividend rows and split-adjusted closes,
+ * The dividend document (/stocks/{symbol}/dividend) from split-adjusted dividend rows and split-adjusted closes,
  * plus the per-share dividend helpers shared with valuation and growth.
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";

@@ -1,5 +1,5 @@
 /**
- * The earnings snapshot (spec §2.10) and the estimates snapshot (§2.12) of one security.
+ * The earnings and the estimates documents of one security.
  * Release dates come from the company's 10-Q/10-K filings and the imported calendar; the
  * latest quarter's EPS from the statements, else from an imported earnings history.
  */

@@ -1,5 +1,5 @@
 /**
- * Growth table (spec §2.8) from the annual history: one-year change and 3/5-year CAGR of
+ * The growth document (/stocks/{symbol}/growth) from the annual history: one-year change and 3/5-year CAGR of
  * revenue, diluted EPS, free cash flow, book value per share and diluted share count, plus
  * dividend growth (imported signals, else calendar-year dividends per share).
  */

@@ -1,5 +1,5 @@
 /**
- * Fundamental metrics (spec §2.7) from the latest TTM period, else the latest annual one.
+ * The fundamental-metrics document from the latest TTM period, else the latest annual one.
  * Returns and turnovers divide by the average of the balance at period end and one year
  * earlier when both exist, else by the ending balance; a ratio whose denominator is
  * missing, zero or not meaningful (negative equity, EBITDA, invested capital) is null.

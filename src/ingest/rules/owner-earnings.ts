@@ -1,5 +1,5 @@
 /**
- * Owner earnings (spec §2.11): operating cash flow minus reported capex (taken as the
+ * The owner-earnings document: operating cash flow minus reported capex (taken as the
  * maintenance capex estimate), the imported source value where one exists, the yield on
  * market cap, and growth (imported signals, else the annual history of the estimate).
  */

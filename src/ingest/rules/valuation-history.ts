@@ -1,6 +1,6 @@
 /**
- * The two monthly valuation series: the securities family's point-in-time history (§2.5)
- * and the stocks family's points with today's fundamentals applied to past prices (§2.6).
+ * The two monthly valuation series: the securities family's point-in-time history
+ * and the stocks family's points with today's fundamentals applied to past prices.
  * Both use the last trading day of each month in the price series.
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";

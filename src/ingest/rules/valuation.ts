@@ -1,7 +1,7 @@
 /**
- * Valuation multiples (spec §2.4) from a market cap and the fundamentals known at a date.
- * One formula set serves the snapshot, the point-in-time history (§2.5) and the
- * anchored monthly points (§2.6); see docs/methodology.md, "Valuation".
+ * Valuation multiples from a market cap and the fundamentals known at a date.
+ * One formula set serves the snapshot, the point-in-time history and the
+ * anchored monthly points; see docs/methodology.md, "Valuation".
  */
 import { CALCULATION_VERSION } from "../../domain/calculation-version.ts";
 import { finiteOrNull, growthRate, ratio, ratioOverPositive } from "../../domain/ratios.ts";
@@ -88,7 +88,7 @@ function peRatio(close: number, marketCap: number | null, known: KnownFundamenta
 }
 
 /**
- * Every multiple of §2.4 except forward P/E and dividend yield, at a close: market cap =
+ * Every multiple of the valuation document except forward P/E and dividend yield, at a close: market cap =
  * close × the known shares outstanding (marketCapOf), P/E per share (peRatio).
  */
 export function computeMultiples(close: number, known: KnownFundamentals): ValuationMultiples {

@@ -1,6 +1,6 @@
 /**
- * Import rules that turn parsed ownership documents into stored insider trades (spec
- * §2.15: only transaction codes P and S are returned). Pure: filings in, rows out.
+ * Import rules that turn parsed ownership documents into stored insider trades (only
+ * transaction codes P and S are served). Pure: filings in, rows out.
  *
  * Rules, in order:
  * 1. Duplicates. A filing is identified by its accession number; a second document with
