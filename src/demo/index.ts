@@ -13,7 +13,7 @@ import { addDays } from "../domain/dates.ts";
 import { importSources } from "../ingest/pipeline/import.ts";
 import type { Manifest } from "../snapshot/store.ts";
 import { buildModel } from "./financials.ts";
-import { insiderDocuments, insiderFilings, writeForm4 } from "./form4.ts";
+import { insiderDocuments, insiderFilings, writeForm4 } from "./insider-filings.ts";
 import { writeCalendar, writeDividends } from "./market.ts";
 import { type DemoPeriod, demoPeriods, FIRST_YEAR, iso } from "./periods.ts";
 import { PriceSeries } from "./price-series.ts";

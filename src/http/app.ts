@@ -13,7 +13,7 @@ import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { type Route, routesPlugin } from "./route.ts";
 import { calendarRoutes } from "./routes/calendar.ts";
-import { derivedRoutes } from "./routes/derived.ts";
+import { derivedRoutes } from "./routes/documents.ts";
 import { filingsRoutes } from "./routes/filings.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";

@@ -13,7 +13,7 @@ import {
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshot/store.ts";
 import { asImportError, ImportError } from "./errors.ts";
-import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/values.ts";
+import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/value-readers.ts";
 
 export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
 

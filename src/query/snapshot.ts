@@ -14,8 +14,8 @@ import {
 } from "../snapshot/store.ts";
 import type { TableName } from "../snapshot/tables.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
-import { loadDerived } from "./derived.ts";
-import { PriceStore } from "./prices.ts";
+import { loadDerived } from "./documents.ts";
+import { PriceStore } from "./price-store.ts";
 import { SecurityIndex } from "./securities.ts";
 
 /** Connections per snapshot: one per core is enough for DuckDB's own parallelism. */

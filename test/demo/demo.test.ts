@@ -17,10 +17,10 @@ import { parseFigiMapping } from "../../src/ingest/sources/figi.ts";
 import { parseOwnershipDocument } from "../../src/ingest/sources/form4.ts";
 import { selectInsiderTrades } from "../../src/ingest/sources/form4-select.ts";
 import { parseGrowthSignalsCsv } from "../../src/ingest/sources/growth-signals.ts";
-import { parsePrices } from "../../src/ingest/sources/prices.ts";
+import { parsePrices } from "../../src/ingest/sources/price-files.ts";
 import { parseSubmissions } from "../../src/ingest/sources/submissions.ts";
 import { parseTickersExchange } from "../../src/ingest/sources/tickers.ts";
-import type { ParseResult } from "../../src/ingest/sources/values.ts";
+import type { ParseResult } from "../../src/ingest/sources/value-readers.ts";
 import { tempDir } from "../helpers/env.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
 

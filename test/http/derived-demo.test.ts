@@ -1,6 +1,6 @@
 /**
  * Every derived endpoint over the demo snapshot: status, schema (the TypeBox models of
- * src/http/models/derived.ts), clean numbers, share-class spellings, 404s, billing per
+ * src/http/models/documents.ts), clean numbers, share-class spellings, 404s, billing per
  * src/http/pricing.ts and /openapi.json. Expected values are read from the demo source files
  * written for today by the same generator the snapshot was imported from (src/demo), never
  * from the service.
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { addDays, daysBetween } from "../../src/domain/dates.ts";
-import * as Models from "../../src/http/models/derived.ts";
+import * as Models from "../../src/http/models/documents.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
 import { demoCik, demoSourceDir } from "../helpers/demo-sources.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitsFromRestatements } from "../../src/ingest/rules/splits.ts";
 import { computeStatements } from "../../src/ingest/rules/statements.ts";
-import { parsePriceFileSplits } from "../../src/ingest/sources/prices.ts";
+import { parsePriceFileSplits } from "../../src/ingest/sources/price-files.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { periodAt } from "../helpers/statement-rows.ts";
 import { filing, syntheticCompany } from "../helpers/synthetic-companyfacts.ts";

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { fromDayNumber } from "../../src/domain/dates.ts";
 import { PriceFileWriter, serializePrices } from "../../src/ingest/writing/price-file.ts";
-import { PriceStore } from "../../src/query/prices.ts";
+import { PriceStore } from "../../src/query/price-store.ts";
 import { priceRowText } from "../../src/snapshot/price-layout.ts";
 import { tempDir } from "../helpers/env.ts";
 import { servedPrice } from "../helpers/raw-sources.ts";

@@ -7,7 +7,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { carriesDividends, parsePriceFileDividends, parsePrices } from "../../src/ingest/sources/prices.ts";
+import {
+  carriesDividends,
+  parsePriceFileDividends,
+  parsePrices,
+} from "../../src/ingest/sources/price-files.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { importErrorOf } from "../helpers/import-error.ts";
 import { readPriceCsv } from "../helpers/raw-sources.ts";

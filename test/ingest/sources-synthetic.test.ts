@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import { parseDividends, tickerFromFileName } from "../../src/ingest/sources/dividends.ts";
-import { readDate, readMoney } from "../../src/ingest/sources/values.ts";
+import { readDate, readMoney } from "../../src/ingest/sources/value-readers.ts";
 import { importErrorOf } from "../helpers/import-error.ts";
 
 describe("value readers", () => {

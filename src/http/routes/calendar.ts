@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { normalizeCik } from "../../domain/tickers.ts";
 import { invalidParameter } from "../../errors.ts";
 import { getEarningsCalendar } from "../../query/calendar.ts";
-import { CalendarRow } from "../models/derived.ts";
+import { CalendarRow } from "../models/documents.ts";
 import { calendarDate, orderedRange, Params, queryParams, resolveSecurity } from "../params.ts";
 import { defineRoute } from "../route.ts";
 

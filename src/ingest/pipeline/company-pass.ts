@@ -11,8 +11,13 @@ import { ImportError } from "../errors.ts";
 import { computeQuote } from "../rules/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "../rules/statements.ts";
 import { parseCompanyFacts } from "../sources/companyfacts.ts";
-import { carriesSplits, type PriceSplit, parsePriceFile, parsePriceFileSplits } from "../sources/prices.ts";
-import { parseJson } from "../sources/values.ts";
+import {
+  carriesSplits,
+  type PriceSplit,
+  parsePriceFile,
+  parsePriceFileSplits,
+} from "../sources/price-files.ts";
+import { parseJson } from "../sources/value-readers.ts";
 import { type PriceColumns, toPriceColumns } from "../writing/price-columns.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
 

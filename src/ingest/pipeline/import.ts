@@ -36,7 +36,7 @@ import {
 import { selectInsiderTrades } from "../sources/form4-select.ts";
 import { acceptanceInUtc, parseSubmissions, type SubmissionsFile } from "../sources/submissions.ts";
 import { parseCompanyTickers, parseTickersExchange } from "../sources/tickers.ts";
-import { tickerFromFileName } from "../sources/values.ts";
+import { tickerFromFileName } from "../sources/value-readers.ts";
 import { SnapshotWriter } from "../writing/write.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";

@@ -11,8 +11,8 @@ import { parseCalendar } from "../sources/calendar.ts";
 import { type DividendRow, parseDividends } from "../sources/dividends.ts";
 import { type EarningsHistory, type EstimateSignalsRow, parseEstimatesFile } from "../sources/estimates.ts";
 import { type GrowthSignalsRow, parseGrowthSignalsCsv } from "../sources/growth-signals.ts";
-import { carriesDividends, parsePriceFileDividends } from "../sources/prices.ts";
-import { tickerFromFileName } from "../sources/values.ts";
+import { carriesDividends, parsePriceFileDividends } from "../sources/price-files.ts";
+import { tickerFromFileName } from "../sources/value-readers.ts";
 
 export interface MarketSources {
   /** By ticker key; an entry (possibly empty) means the ticker's dividend history was imported. */

@@ -7,7 +7,7 @@ import { addDays, addYears, daysBetween } from "../../domain/dates.ts";
 import { decimalSum, ratioOverPositive } from "../../domain/ratios.ts";
 import type { DividendDocument } from "../../snapshot/documents.ts";
 import type { DividendRow, PriceBar } from "./inputs.ts";
-import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./prices.ts";
+import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./price-series.ts";
 
 /** Payment frequency inferred from the spacing of ex-dates. */
 export type DividendFrequency = "monthly" | "quarterly" | "semi-annual" | "annual" | "irregular";

@@ -9,7 +9,7 @@ import type { ValuationHistoryDocument, ValuationPointsDocument } from "../../sn
 import { freeCashFlowOf } from "./line-items.ts";
 import { trailingPercentiles } from "./percentile.ts";
 import { PointInTimeFundamentals } from "./point-in-time.ts";
-import { monthEndPrices, validPrices } from "./prices.ts";
+import { monthEndPrices, validPrices } from "./price-series.ts";
 import { NO_SPLITS } from "./shares.ts";
 import { computeMultiples, forwardPe, inPriceCurrency, type ValuationInput } from "./valuation.ts";
 

@@ -16,7 +16,7 @@ import type {
 } from "./inputs.ts";
 import { ebitdaOf, fieldValue, freeCashFlowOf, netClaimsOf, netDebtOf } from "./line-items.ts";
 import { type KnownFundamentals, NOTHING_KNOWN, PointInTimeFundamentals } from "./point-in-time.ts";
-import { validPrices } from "./prices.ts";
+import { validPrices } from "./price-series.ts";
 import { NO_SPLITS, type ShareBasis } from "./shares.ts";
 import type { FlowPeriod } from "./statement-book.ts";
 

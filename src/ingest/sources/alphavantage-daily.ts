@@ -20,7 +20,7 @@
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
-import type { PriceRow, PriceSplit } from "./prices.ts";
+import type { PriceRow, PriceSplit } from "./price-files.ts";
 import {
   checkAdjustedPrices,
   checkVolume,
@@ -36,7 +36,7 @@ import {
   roundDecimal,
   shown,
   textProp,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 const SERIES = "Time Series (Daily)";
 const SPLIT = "8. split coefficient";

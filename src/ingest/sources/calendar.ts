@@ -60,7 +60,7 @@ import {
   readTicker,
   roundDecimal,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 type CalendarField =
   | "ticker"

@@ -13,7 +13,7 @@
  */
 import { normalizeCik } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
-import { isObject, isoDateProblem, type JsonObject, latestDate, shown } from "./values.ts";
+import { isObject, isoDateProblem, type JsonObject, latestDate, shown } from "./value-readers.ts";
 
 /** One reported value, exactly as the SEC lists it (dates `YYYY-MM-DD`). */
 export interface XbrlFact {

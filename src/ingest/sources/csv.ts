@@ -19,7 +19,7 @@
  * decision (see `checkWidth`).
  */
 import { ImportError } from "../errors.ts";
-import { shown } from "./values.ts";
+import { shown } from "./value-readers.ts";
 
 /** One data record: its cells and the 1-based line on which it starts. */
 export interface CsvRecord {

@@ -52,9 +52,9 @@ import {
   shown,
   textProp,
   tickerFromFileName,
-} from "./values.ts";
+} from "./value-readers.ts";
 
-export { tickerFromFileName } from "./values.ts";
+export { tickerFromFileName } from "./value-readers.ts";
 
 /** One cash dividend of one security. */
 export interface DividendRow {

@@ -60,7 +60,7 @@ import {
   readTicker,
   roundDecimal,
   textProp,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 /** One fiscal year's reported EPS. */
 export interface AnnualEarnings {

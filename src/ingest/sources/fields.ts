@@ -4,7 +4,7 @@
  * (normalised as by `normalizeHeader`: "epsForecast" → "epsforecast", "Ex-Date" → "ex_date").
  */
 import { type CsvRecord, type CsvTable, checkWidth, normalizeHeader } from "./csv.ts";
-import { FieldError, type JsonObject, textProp } from "./values.ts";
+import { FieldError, type JsonObject, textProp } from "./value-readers.ts";
 
 /** Canonical field name → accepted (normalised) column names or JSON keys. */
 export type Aliases<F extends string> = Readonly<Record<F, readonly string[]>>;

@@ -18,7 +18,7 @@ import {
   RecordCollector,
   readTicker,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 export interface FigiRow {
   ticker: string;

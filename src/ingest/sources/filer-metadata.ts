@@ -27,7 +27,7 @@ import {
   RecordCollector,
   readTicker,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 const ALIASES = {
   cik: ["cik", "cik_str"],

@@ -8,7 +8,7 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { ImportError } from "../errors.ts";
-import { dateRangeProblem, shown } from "./values.ts";
+import { dateRangeProblem, shown } from "./value-readers.ts";
 
 /** An element with child elements, as fast-xml-parser returns it. */
 export type XmlNode = { [key: string]: unknown };

@@ -21,7 +21,7 @@
  * per ticker are allowed (a history); one per (ticker, as_of_date), the last one wins.
  */
 import { parseSignalsCsv, type SignalColumn, type SignalRow } from "./signals.ts";
-import type { ParseOptions, ParseResult } from "./values.ts";
+import type { ParseOptions, ParseResult } from "./value-readers.ts";
 
 /** The value columns of a growth-signals file. */
 export const GROWTH_SIGNAL_COLUMNS = [

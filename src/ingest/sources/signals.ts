@@ -23,7 +23,7 @@ import {
   readNumber,
   readTicker,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 /** One value column of a signals file. */
 export interface SignalColumn<K extends string> {

@@ -33,7 +33,7 @@ import {
   readTicker,
   type SkippedRecord,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 /** The company part of a submissions file (the first filing date comes from all its filings). */
 export interface CompanyRecord extends Omit<Company, "first_filing_date"> {

@@ -16,7 +16,7 @@ import {
   RecordCollector,
   readTicker,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 export interface TickerRow {
   cik: string;

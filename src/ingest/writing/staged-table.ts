@@ -6,7 +6,7 @@
 import { toDayNumber } from "../../domain/dates.ts";
 import type { Db, loadDuckDb } from "../../snapshot/duckdb.ts";
 import { type Columns, type ColumnType, SNAPSHOT_TABLES, type TableName } from "../../snapshot/tables.ts";
-import { isCalendarDate } from "../sources/values.ts";
+import { isCalendarDate } from "../sources/value-readers.ts";
 import { PRICE_VALUES, type PriceColumns, priceValue } from "./price-columns.ts";
 
 type DuckDbApi = Awaited<ReturnType<typeof loadDuckDb>>;

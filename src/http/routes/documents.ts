@@ -1,10 +1,10 @@
 import { type TSchema, t } from "elysia";
 import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
-import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/derived.ts";
+import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/documents.ts";
 import { JSON_TYPE } from "../body.ts";
 import type { Tabular } from "../csv.ts";
-import * as Models from "../models/derived.ts";
+import * as Models from "../models/documents.ts";
 import { Params, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
 import { defineRoute, type Route } from "../route.ts";

@@ -10,7 +10,7 @@
  */
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
-import { renderOwnershipXml } from "./form4-xml.ts";
+import { renderOwnershipXml } from "./ownership-xml.ts";
 import { weekdayOnOrAfter } from "./periods.ts";
 import type { PriceSeries } from "./price-series.ts";
 import { type DemoFiling, write } from "./sources.ts";

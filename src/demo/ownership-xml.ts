@@ -4,7 +4,7 @@
  * transaction, whatever its code), the derivative table (the option behind an M row),
  * footnotes, remarks and the signature.
  */
-import type { Insider, OwnershipDoc, Trade } from "./form4.ts";
+import type { Insider, OwnershipDoc, Trade } from "./insider-filings.ts";
 
 const xmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const flag = (b: boolean) => (b ? "1" : "0");

@@ -39,7 +39,7 @@ import {
   roundDecimal,
   type SkippedRecord,
   shown,
-} from "./values.ts";
+} from "./value-readers.ts";
 
 /** A split a price file records: on `date` each share became `ratio` shares. */
 export interface PriceSplit {
