@@ -17,6 +17,7 @@ import { expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { daysBetween } from "../../src/domain/dates.ts";
+import type { ServedPeriod } from "../../src/query/statements.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import {
   latestFiled,
@@ -223,18 +224,7 @@ export type Kind = "balance_sheet" | "cash_flow_statement" | "income_statement";
 export type PeriodType = "annual" | "quarterly" | "ttm";
 export type Values = Record<string, number | null>;
 
-export interface Period {
-  period_type: string;
-  fiscal_year: number;
-  fiscal_quarter: number | null;
-  snapshot_date: string;
-  period_start: string | null;
-  currency: string | null;
-  filing_date: string;
-  accession_number: string;
-  latest_filing_date: string;
-  latest_accession_number: string;
-  notes: string[];
+export interface Period extends ServedPeriod {
   balance_sheet?: Values;
   cash_flow_statement?: Values;
   income_statement?: Values;

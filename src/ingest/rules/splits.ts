@@ -1,3 +1,4 @@
+import { daysBetween } from "../../domain/dates.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
 import type { SharesObservation, SplitEvent } from "./inputs.ts";
 import { isPeriodicForm } from "./xbrl-scan.ts";
@@ -109,13 +110,11 @@ export function mergeSplits(...signals: readonly (readonly SplitEvent[])[]): Spl
   const out: SplitEvent[] = [];
   for (const event of all) {
     const same = out.find(
-      (s) => Math.abs(s.ratio / event.ratio - 1) < 1e-9 && daysBetween(s.date, event.date) <= SAME_SPLIT_DAYS,
+      (s) =>
+        Math.abs(s.ratio / event.ratio - 1) < 1e-9 &&
+        Math.abs(daysBetween(s.date, event.date)) <= SAME_SPLIT_DAYS,
     );
     if (same === undefined) out.push({ ...event });
   }
   return out;
-}
-
-function daysBetween(a: string, b: string): number {
-  return Math.abs(Date.parse(b) - Date.parse(a)) / 86_400_000;
 }
