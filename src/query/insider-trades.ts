@@ -1,19 +1,8 @@
+import type { InsiderTradeRow } from "../snapshot/rows.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
-/** An insider purchase or sale as served (an insider_tradings row of /openapi.json, plus filing details). */
-export interface InsiderTrade {
-  transaction_date: string;
-  transaction_code: string;
-  shares: number | null;
-  price: number | null;
-  value: number | null;
-  owner_name: string;
-  owner_title: string;
-  acquired_disposed: string | null;
-  shares_owned_after: number | null;
-  security_title: string | null;
-  accession_number: string | null;
-}
+/** An insider purchase or sale as served (an insider_tradings row of /openapi.json, plus its accession number). */
+export type InsiderTrade = Omit<InsiderTradeRow, "cik" | "ticker">;
 
 const TRADES = `SELECT transaction_date, transaction_code, shares, price, value, owner_name, owner_title,
     acquired_disposed, shares_owned_after, security_title, accession_number

@@ -61,3 +61,33 @@ export interface CalendarRow {
   /** Currency of the EPS figures when the source says (Alpha Vantage does; often not USD). */
   currency: string | null;
 }
+
+/** One non-derivative transaction of an ownership filing (Form 3, 4 or 5; any transaction code). */
+export interface OwnershipTransaction {
+  /** YYYY-MM-DD. */
+  transaction_date: string;
+  /** SEC transaction code: P (open-market purchase), S (sale), A, M, G, F, ... */
+  transaction_code: string;
+  shares: number | null;
+  /** Price per share; null when the filer gave only a footnote. */
+  price: number | null;
+  /** shares × price rounded to cents; null when either is missing. */
+  value: number | null;
+  /** Reporting owners' names, joined with "; " for a joint filing. */
+  owner_name: string;
+  /** Distinct owner titles (see ownerTitle in ingest/sources/form4.ts), joined with "; " for a joint filing. */
+  owner_title: string;
+  /** "A" (acquired) or "D" (disposed). */
+  acquired_disposed: "A" | "D" | null;
+  shares_owned_after: number | null;
+  security_title: string | null;
+}
+
+/** One row of the `insider_trades` table: one P or S transaction plus the filing it came from. */
+export interface InsiderTradeRow extends OwnershipTransaction {
+  /** Issuer CIK, 10 digits. */
+  cik: string;
+  /** issuerTradingSymbol as filed (may be an old symbol, e.g. FB for Meta). */
+  ticker: string | null;
+  accession_number: string | null;
+}

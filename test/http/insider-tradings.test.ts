@@ -61,7 +61,7 @@ interface RawTransaction {
 /**
  * owner_title per the issue's rule: the officer title, else Director, 10% Owner or Other; a
  * joint filing lists each distinct title (and each owner name) joined with "; ", the format
- * documented on OwnershipTransaction in src/ingest/sources/form4.ts.
+ * documented on OwnershipTransaction in src/snapshot/rows.ts.
  */
 function ownerTitle(owner: unknown): string {
   const officerTitle = text(owner, "reportingOwnerRelationship", "officerTitle");

@@ -21,19 +21,11 @@
  * 4. Rows are sorted newest first by transaction_date, then by issuer CIK, accession
  *    number and order within the document, so the output is deterministic.
  */
-import type { OwnershipFiling, OwnershipTransaction } from "./form4.ts";
+import type { InsiderTradeRow, OwnershipTransaction } from "../../snapshot/rows.ts";
+import type { OwnershipFiling } from "./form4.ts";
 
 /** Transaction codes stored as insider trades: open-market purchase and sale. */
 export const INSIDER_TRADE_CODES: ReadonlySet<string> = new Set(["P", "S"]);
-
-/** A stored insider trade: one P or S transaction plus the filing it came from. */
-export interface InsiderTradeRow extends OwnershipTransaction {
-  /** Issuer CIK, 10 digits. */
-  cik: string;
-  /** issuerTradingSymbol as filed (may be an old symbol, e.g. FB for Meta). */
-  ticker: string | null;
-  accession_number: string | null;
-}
 
 /** What the selection did, for the import report. */
 export interface InsiderTradeReport {

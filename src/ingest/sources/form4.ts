@@ -6,6 +6,7 @@
  * Only the non-derivative table's transactions become rows: the derivative table
  * (options, RSUs, convertible notes) and holdings are not trades in common stock.
  */
+import type { OwnershipTransaction } from "../../snapshot/rows.ts";
 import { ImportError } from "../errors.ts";
 import {
   dateAt,
@@ -31,27 +32,6 @@ export interface ReportingOwner {
   isOther: boolean;
   officerTitle: string | null;
   otherText: string | null;
-}
-
-/** One non-derivative transaction of a filing (any transaction code). */
-export interface OwnershipTransaction {
-  /** YYYY-MM-DD. */
-  transaction_date: string;
-  /** SEC transaction code: P (open-market purchase), S (sale), A, M, G, F, ... */
-  transaction_code: string;
-  shares: number | null;
-  /** Price per share; null when the filer gave only a footnote. */
-  price: number | null;
-  /** shares × price rounded to cents; null when either is missing. */
-  value: number | null;
-  /** Reporting owners' names, joined with "; " for a joint filing. */
-  owner_name: string;
-  /** Distinct owner titles (see ownerTitle), joined with "; " for a joint filing. */
-  owner_title: string;
-  /** "A" (acquired) or "D" (disposed). */
-  acquired_disposed: "A" | "D" | null;
-  shares_owned_after: number | null;
-  security_title: string | null;
 }
 
 /** Everything the importer needs from one ownership document. */
