@@ -94,6 +94,49 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE idempotency ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
    UPDATE idempotency SET bytes = length(body);
    CREATE INDEX idempotency_user_age ON idempotency(user_id, created_at);`,
+  // OAuth (docs/oauth.md): registered clients, grants (one per consent: the token family, tied
+  // to the API key that approved it), authorization codes and tokens. Codes and tokens are
+  // stored only as SHA-256 hashes, like keys; a used code or refresh token keeps its row
+  // (used_at) so that a replay is recognised and revokes its grant.
+  `CREATE TABLE oauth_clients (
+     client_id TEXT PRIMARY KEY,
+     client_name TEXT,
+     redirect_uris TEXT NOT NULL,
+     grant_types TEXT NOT NULL,
+     metadata TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     last_used_at TEXT
+   );
+   CREATE INDEX oauth_clients_last_used ON oauth_clients(last_used_at);
+   CREATE TABLE oauth_grants (
+     id TEXT PRIMARY KEY,
+     client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     key_id TEXT NOT NULL REFERENCES api_keys(id),
+     scope TEXT NOT NULL,
+     resource TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE INDEX oauth_grants_client ON oauth_grants(client_id);
+   CREATE INDEX oauth_grants_key ON oauth_grants(key_id);
+   CREATE TABLE oauth_codes (
+     hash TEXT PRIMARY KEY,
+     grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+     redirect_uri TEXT NOT NULL,
+     code_challenge TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     used_at TEXT
+   );
+   CREATE INDEX oauth_codes_grant ON oauth_codes(grant_id);
+   CREATE TABLE oauth_tokens (
+     hash TEXT PRIMARY KEY,
+     grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+     kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+     expires_at TEXT NOT NULL,
+     used_at TEXT
+   );
+   CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);`,
 ];
 
 /** The schema version a fully migrated database has (its `PRAGMA user_version`). */
