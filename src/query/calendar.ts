@@ -1,4 +1,4 @@
-import type { CalendarRow } from "../snapshot/rows.ts";
+import type { CalendarRow } from "../snapshot/documents.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
 /** A calendar row as served: as stored. */

@@ -1,12 +1,13 @@
 /**
- * The derived documents of a snapshot: the one definition of each document's shape. The
+ * The derived documents of a snapshot, and the earnings calendar's rows: the one definition of
+ * each shape. The
  * importer's rules return parts of these types (`ingest/rules/`, assembled in
  * `ingest/pipeline/derive.ts`), the snapshot stores each document as the exact response body,
  * and the HTTP routes declare these schemas as their responses, which `/openapi.json` shows.
  *
  * Plain TypeBox, so the importer and its workers do not load Elysia.
  */
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type StaticDecode, type TSchema, Type } from "@sinclair/typebox";
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const NumOrNull = Nullable(Type.Number());
@@ -313,6 +314,39 @@ export const Estimates = Type.Object({
     ]),
   ]),
 });
+
+const EarningTime = Type.Union(
+  [
+    Type.Literal("pre-market"),
+    Type.Literal("after-hours"),
+    Type.Literal("during-market"),
+    Type.Literal("not-supplied"),
+  ],
+  { description: "when in the trading day the results come out" },
+);
+/** When in the trading day results come out. */
+export type EarningTime = Static<typeof EarningTime>;
+
+/** One row of the `earnings_calendar` table, served as it is: one earnings date of one security. */
+export const CalendarRow = Type.Object({
+  cik: Nullable(
+    Type.String({ description: "10-digit zero-padded CIK; filled from EDGAR when the source gives none" }),
+  ),
+  ticker: Type.String(),
+  earning_date: Type.String({ description: "YYYY-MM-DD" }),
+  earning_time: EarningTime,
+  eps_forecast: NumOrNull,
+  eps_actual: NumOrNull,
+  eps_surprise: Nullable(Type.Number({ description: "eps_actual − eps_forecast" })),
+  no_of_estimates: Nullable(Integer()),
+  fiscal_quarter_ending: Nullable(Type.String({ description: "YYYY-MM (month precision)" })),
+  currency: Nullable(
+    Type.String({
+      description: "currency of the EPS figures when the source says (Alpha Vantage does; often not USD)",
+    }),
+  ),
+});
+export type CalendarRow = StaticDecode<typeof CalendarRow>;
 
 /** Metadata of a document computed from one TTM or annual period (the importer adds the symbol). */
 export type PeriodMetadata = Omit<Static<typeof PeriodMetadata>, "symbol">;

@@ -40,28 +40,6 @@ export interface FilingRow {
   amendment_flag: boolean | null;
 }
 
-/** When in the trading day results come out. */
-export type EarningTime = "pre-market" | "after-hours" | "during-market" | "not-supplied";
-
-/** One row of the `earnings_calendar` table: one earnings date of one security. */
-export interface CalendarRow {
-  ticker: string;
-  /** 10-digit zero-padded CIK when the source gives one; the importer fills it from EDGAR. */
-  cik: string | null;
-  /** YYYY-MM-DD. */
-  earning_date: string;
-  earning_time: EarningTime;
-  eps_forecast: number | null;
-  eps_actual: number | null;
-  /** eps_actual − eps_forecast, or null. */
-  eps_surprise: number | null;
-  no_of_estimates: number | null;
-  /** YYYY-MM (month precision). */
-  fiscal_quarter_ending: string | null;
-  /** Currency of the EPS figures when the source says (Alpha Vantage does; often not USD). */
-  currency: string | null;
-}
-
 /** One non-derivative transaction of an ownership filing (Form 3, 4 or 5; any transaction code). */
 export interface OwnershipTransaction {
   /** YYYY-MM-DD. */

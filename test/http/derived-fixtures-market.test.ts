@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addDays, daysBetween } from "../../src/domain/dates.ts";
+import type { CalendarRow } from "../../src/snapshot/documents.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import {
   type CsvPrice,
@@ -292,18 +293,6 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     expect(fixtures.server.accounts.getBalance(userId)).toBe(3);
   });
 
-  type CalendarRow = {
-    cik: string | null;
-    ticker: string;
-    earning_date: string;
-    earning_time: string;
-    eps_forecast: number | null;
-    eps_actual: number | null;
-    eps_surprise: number | null;
-    no_of_estimates: number | null;
-    fiscal_quarter_ending: string | null;
-  };
-
   const MONTHS: Record<string, string> = {
     Jan: "01",
     Feb: "02",
@@ -320,13 +309,15 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
   };
 
   /** A raw Nasdaq row as the service documents it (src/ingest/sources/calendar.ts). */
-  function expectedRow(r: ReturnType<typeof readNasdaqCalendar>[number]): Omit<CalendarRow, "cik"> {
+  function expectedRow(
+    r: ReturnType<typeof readNasdaqCalendar>[number],
+  ): Omit<CalendarRow, "cik" | "currency"> {
     const [mon, year] = r.fiscalQuarterEnding.split("/");
     return {
       ticker: r.symbol,
       earning_date: r.day,
       // "time-pre-market" → "pre-market", "time-after-hours" → "after-hours", ...
-      earning_time: r.time.replace(/^time-/, ""),
+      earning_time: r.time.replace(/^time-/, "") as CalendarRow["earning_time"],
       eps_forecast: nasdaqMoney(r.epsForecast),
       eps_actual: null,
       eps_surprise: null,
@@ -340,9 +331,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
     const body = await get<CalendarRow[]>("/calendar/earnings");
     expect(body.length).toBe(raw.length);
     const sorted = [...raw].sort((a, b) => a.day.localeCompare(b.day) || a.symbol.localeCompare(b.symbol));
-    expect(
-      body.map(({ cik: _, currency: __, ...rest }: CalendarRow & { currency?: unknown }) => rest),
-    ).toEqual(sorted.map(expectedRow));
+    expect(body.map(({ cik: _, currency: __, ...rest }) => rest)).toEqual(sorted.map(expectedRow));
     for (const row of body) expect(row.cik, row.ticker).toBe(cikOf(root, row.ticker));
   });
 
@@ -353,9 +342,7 @@ describe.skipIf(!FIXTURES)("dividends, earnings, estimates, calendar on real dat
       expect(expected.length, ticker).toBeGreaterThan(0);
       const cik = cikOf(root, ticker);
       const byTicker = await get<CalendarRow[]>(`/calendar/earnings?ticker=${ticker.toLowerCase()}`);
-      expect(
-        byTicker.map(({ cik: _, currency: __, ...r }: CalendarRow & { currency?: unknown }) => r),
-      ).toEqual(expected);
+      expect(byTicker.map(({ cik: _, currency: __, ...r }) => r)).toEqual(expected);
       // The CIK with or without leading zeros.
       expect(await get<CalendarRow[]>(`/calendar/earnings?cik=${cik}`)).toEqual(byTicker);
       expect(await get<CalendarRow[]>(`/calendar/earnings?cik=${Number(cik)}`)).toEqual(byTicker);

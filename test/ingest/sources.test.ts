@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parseCalendar } from "../../src/ingest/sources/calendar.ts";
 import { parseDividends } from "../../src/ingest/sources/dividends.ts";
 import { type EarningsHistory, parseAlphaVantageEarnings } from "../../src/ingest/sources/estimates.ts";
-import type { CalendarRow } from "../../src/snapshot/rows.ts";
+import type { CalendarRow } from "../../src/snapshot/documents.ts";
 
 const FIXTURES = process.env.STOCKD_FIXTURES;
 if (!FIXTURES) console.warn("STOCKD_FIXTURES is unset: skipping the real-file source parser tests");

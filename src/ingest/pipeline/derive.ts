@@ -10,7 +10,7 @@ import type {
   DividendDocument,
   ValuationPointsDocument,
 } from "../../snapshot/documents.ts";
-import type { CalendarRow } from "../../snapshot/rows.ts";
+import type { CalendarRow } from "../../snapshot/documents.ts";
 import { computeCapitalAllocation } from "../rules/capital-allocation.ts";
 import { computeDividendSnapshot } from "../rules/dividend.ts";
 import {

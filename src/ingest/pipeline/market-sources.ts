@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { tickerKey } from "../../domain/tickers.ts";
-import type { CalendarRow } from "../../snapshot/rows.ts";
+import type { CalendarRow } from "../../snapshot/documents.ts";
 import type { ImportContext } from "../context.ts";
 import { nextQuarterGap } from "../rules/earnings.ts";
 import { parseCalendar } from "../sources/calendar.ts";

@@ -1,6 +1,7 @@
 /** How earnings calendar rows are tied to the securities of the snapshot. */
 import { tickerKey } from "../../domain/tickers.ts";
-import type { CalendarRow, SecurityRow } from "../../snapshot/rows.ts";
+import type { CalendarRow } from "../../snapshot/documents.ts";
+import type { SecurityRow } from "../../snapshot/rows.ts";
 
 /**
  * Each calendar row keyed to the security of its ticker (by ticker key): that security's id,

@@ -37,7 +37,7 @@
  * 10-digit zero-padded. eps_surprise = eps_actual − eps_forecast when both are known, else null
  * (sources' own surprise figures are ignored).
  */
-import type { CalendarRow, EarningTime } from "../../snapshot/rows.ts";
+import type { CalendarRow, EarningTime } from "../../snapshot/documents.ts";
 import { ImportError } from "../errors.ts";
 import { readCsv } from "./csv.ts";
 import { type Aliases, type FieldSource, fieldsFromCsv, fieldsFromObject, mapColumns } from "./fields.ts";

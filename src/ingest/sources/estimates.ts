@@ -41,7 +41,7 @@
  * | eps_est_next_fy | consensus EPS for the next fiscal year (currency per share) |
  */
 
-import type { EarningTime } from "../../snapshot/rows.ts";
+import type { EarningTime } from "../../snapshot/documents.ts";
 import { ImportError } from "../errors.ts";
 import { readEarningTime } from "./calendar.ts";
 import { parseSignalsCsv, type SignalColumn, type SignalRow } from "./signals.ts";

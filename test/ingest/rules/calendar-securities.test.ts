@@ -1,7 +1,7 @@
 /** Calendar rows keyed to securities (src/ingest/rules/calendar-securities.ts). */
 import { describe, expect, test } from "bun:test";
 import { calendarRowsOfSecurities } from "../../../src/ingest/rules/calendar-securities.ts";
-import type { CalendarRow } from "../../../src/snapshot/rows.ts";
+import type { CalendarRow } from "../../../src/snapshot/documents.ts";
 
 function row(ticker: string, cik: string | null = null): CalendarRow {
   return {

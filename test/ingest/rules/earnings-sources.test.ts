@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { deriveEarnings, type SecurityInputs } from "../../../src/ingest/pipeline/derive.ts";
 import { computeEarnings, computeEstimates, nextQuarterGap } from "../../../src/ingest/rules/earnings.ts";
 import type { EarningsHistory, QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
-import type { CalendarRow } from "../../../src/snapshot/rows.ts";
+import type { CalendarRow } from "../../../src/snapshot/documents.ts";
 import { income, statements } from "./builders.ts";
 
 function row(date: string, quarter: string, actual: number | null, forecast: number | null): CalendarRow {
