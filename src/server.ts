@@ -32,7 +32,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
-  const { handle, delivered, idempotency } = createApp({
+  const { handle, delivered, bodyLimit, idempotency } = createApp({
     accounts,
     billing,
     snapshots,
@@ -40,12 +40,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     version: VERSION,
     limits: config.limits,
     metricsToken: config.metricsToken,
+    // Paths outside the REST API, each with its own methods and body limit (http/doors.ts).
+    doors: [],
   });
   // Remembered idempotent responses are replayed for 24 h; forget older ones hourly.
   idempotency.purge();
   const purge = setInterval(() => idempotency.purge(), 3600_000);
   purge.unref();
-  const transport = await listenHttp({ handle, delivered }, config.port, config.host);
+  const transport = await listenHttp({ handle, delivered, bodyLimit }, config.port, config.host);
   const address = transport.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;

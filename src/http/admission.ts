@@ -2,7 +2,8 @@ import { ApiError, invalidParameter } from "../errors.ts";
 
 /** The request target's path and query, in characters (the Host header plays no part). */
 const MAX_TARGET_LENGTH = 2048;
-const ALLOW = "GET, HEAD";
+/** The methods of the REST API. */
+const READ_METHODS: readonly string[] = ["GET", "HEAD"];
 /** Query parameters that look like an API key: refused, never used (keys in URLs end up in logs). */
 const KEY_PARAMS = ["api_key", "apikey", "key", "token", "access_token", "auth"];
 /**
@@ -14,19 +15,16 @@ const COUNT_PARAMS = ["limit", "page", "per_page"];
 const DIGITS = /^[0-9]{1,9}$/;
 
 /**
- * The checks every request passes before anything else: GET or HEAD only, a bounded target,
- * no key in the query string. Returns the error to answer with, or null.
+ * The checks every request passes before anything else: GET or HEAD only (a door's own
+ * methods on its paths), a bounded target, no key in the query string. Returns the error to
+ * answer with, or null.
  */
-export function admissionError(request: Request, url: URL): ApiError | null {
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    return new ApiError(
-      "method_not_allowed",
-      `${request.method} is not allowed; this API is read-only`,
-      undefined,
-      {
-        allow: ALLOW,
-      },
-    );
+export function admissionError(request: Request, url: URL, methods = READ_METHODS): ApiError | null {
+  if (!methods.includes(request.method)) {
+    const why = methods === READ_METHODS ? "this API is read-only" : `this path takes ${methods.join(", ")}`;
+    return new ApiError("method_not_allowed", `${request.method} is not allowed; ${why}`, undefined, {
+      allow: methods.join(", "),
+    });
   }
   if (url.pathname.length + url.search.length > MAX_TARGET_LENGTH) {
     return new ApiError(

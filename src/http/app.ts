@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
 import { type Client, IN_PROCESS } from "./context.ts";
 import { docsPlugin } from "./docs.ts";
+import { bodyLimit, type Door } from "./doors.ts";
 import { Edge } from "./edge.ts";
 import { fastPathMatcher } from "./fast-path.ts";
 import { IdempotencyGate } from "./idempotency.ts";
@@ -30,6 +31,8 @@ interface AppDeps {
   limits: Limits;
   /** Enables `GET /metrics` behind this bearer token; absent or null: /metrics is a 404. */
   metricsToken?: string | null;
+  /** The paths outside the REST API that take their own methods and bodies (doors.ts). */
+  doors?: readonly Door[];
   now?: () => Date;
 }
 
@@ -56,6 +59,8 @@ export function createApp(deps: AppDeps) {
     ...calendarRoutes,
   ];
   const idempotency = new IdempotencyGate(deps.accounts);
+  const fastPath = fastPathMatcher(routes);
+  const doors = deps.doors ?? [];
   const edge = new Edge({
     billing: deps.billing,
     snapshots: deps.snapshots,
@@ -64,13 +69,14 @@ export function createApp(deps: AppDeps) {
     limits: deps.limits,
     idempotency,
     route: (request): Promise<Response> => app.handle(request),
+    fastPath,
+    doors,
     now: deps.now ?? (() => new Date()),
   });
   const app = new Elysia()
     .use(errorsPlugin(deps.log))
     .use(docsPlugin(deps.version))
     .use(routesPlugin(routes, edge.bill));
-  const fastPath = fastPathMatcher(routes);
   return {
     app,
     idempotency,
@@ -79,6 +85,8 @@ export function createApp(deps: AppDeps) {
       return edge.handle(request, client, url, fastPath(url.pathname));
     },
     delivered: (reply: Reply, delivered: boolean) => edge.delivered(reply, delivered),
+    /** Whether the transport reads a request's body, and up to how many bytes (doors.ts). */
+    bodyLimit: (pathname: string, method: string) => bodyLimit(doors, pathname, method),
     /**
      * Every path through Elysia, the fast-path routes' too (Elysia holds every route): the tests
      * hold both ways to the same answers.

@@ -2,7 +2,9 @@ import type { Reservation } from "../accounts/billing.ts";
 import type { ApiKeyInfo, IdempotentResponse } from "../accounts/store.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
 import type { Answer } from "./body.ts";
+import type { Door } from "./doors.ts";
 import type { Endpoint } from "./pricing.ts";
+import type { Reply } from "./settle.ts";
 
 /** What the transport knows of a request's client. */
 export interface Client {
@@ -68,6 +70,23 @@ export class Call {
   abandoned = false;
   /** The routed work when it answers later: the call's resources are given back once it ends. */
   work: Promise<unknown> | null = null;
+  /**
+   * Told once whether the call's debit stands: true when it was charged and its response
+   * delivered, false when it was not charged or was refunded (an export's free repeats wait
+   * for it: http/export-repeats.ts).
+   */
+  outcome: ((paid: boolean) => void) | null = null;
+  /** The door whose path the call is on (doors.ts); null for the REST API. */
+  door: Door | null = null;
+  /**
+   * A REST call a door call made in its key's name (`DoorInput.rest`): the parent holds the
+   * in-flight places, and the parent's delivery is this call's.
+   */
+  parent: Call | null = null;
+  /** The replies of the REST calls this (door) call made, told of its delivery with it. */
+  made: Reply[] = [];
+  /** The name its debit carries in the ledger when it is not the endpoint's (a door's tool). */
+  ledgerName: string | null = null;
 
   constructor(
     readonly request: Request,

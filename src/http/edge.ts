@@ -8,13 +8,14 @@ import { admissionError, countError, rateLimited, unauthorized } from "./admissi
 import type { Answer } from "./body.ts";
 import { entityTag, matchesIfNoneMatch } from "./conditional.ts";
 import { attachCall, Call, type Client, type Dispatch, IN_PROCESS } from "./context.ts";
+import { type Door, type DoorInput, doorOf, type Gate, type RestAnswer } from "./doors.ts";
 import { answerFast, type FastMatch } from "./fast-path.ts";
 import { beginIdempotent, type IdempotencyGate } from "./idempotency.ts";
 import { AuthFailureThrottle, FairGate, InFlightLimiter, RateLimiter } from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import { errorResponse } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
-import type { Bill } from "./route.ts";
+import type { Bill, Route } from "./route.ts";
 import { type Reply, Settlement } from "./settle.ts";
 
 /** Paths served without a key. */
@@ -31,6 +32,10 @@ interface EdgeDeps {
   idempotency: IdempotencyGate;
   /** The routed app (Elysia's `handle`). */
   route: (request: Request) => Promise<Response>;
+  /** The fast-path route of a path, if any (fast-path.ts). */
+  fastPath: (pathname: string) => FastMatch | null;
+  /** The paths outside the REST API that take their own methods and bodies (doors.ts). */
+  doors: readonly Door[];
   now: () => Date;
 }
 
@@ -95,8 +100,10 @@ export class Edge {
 
   /** The steps before the route; the first that refuses the call answers it. */
   private pass(call: Call): Reply | Promise<Reply> {
+    if (this.deps.doors.length > 0) call.door = doorOf(this.deps.doors, call.url.pathname);
     const early = this.admit(call);
     if (early) return this.after.finish(call, early);
+    if (call.door) return this.passDoor(call, call.door);
     if (!PUBLIC.test(call.url.pathname)) {
       const refused = this.authenticate(call) ?? this.limit(call);
       if (refused) return this.after.finish(call, problemResponse(refused, call.requestId));
@@ -106,7 +113,7 @@ export class Edge {
 
   /** admit: the answer to a request refused or served before anything else, or null. */
   private admit(call: Call): Response | null {
-    const refused = admissionError(call.request, call.url);
+    const refused = admissionError(call.request, call.url, call.door?.methods);
     if (refused) return problemResponse(refused, call.requestId);
     // The docs page names its spec relatively ("openapi.json"): it must be served at /docs.
     if (call.url.pathname === "/docs/") return Response.redirect("/docs", 308);
@@ -121,7 +128,7 @@ export class Edge {
    * keys), else checked — every malformed header still costs one hash: one path for every kind
    * of bad key.
    */
-  private authenticate(call: Call): ApiError | null {
+  private authenticate(call: Call, gate?: Gate): ApiError | null {
     const presented = BEARER.exec(call.request.headers.get("authorization") ?? "")?.[1] ?? "";
     const now = this.deps.now();
     call.key = this.deps.billing.knownKey(presented, now);
@@ -129,10 +136,70 @@ export class Edge {
     const address = call.client.address() ?? "unknown";
     const blocked = this.authFailures.blockedFor(address);
     if (blocked > 0) return rateLimited("too many failed authentications from this address", blocked);
-    call.key = this.deps.billing.authenticate(presented, now);
+    call.key = gate ? gate.key(presented, now) : this.deps.billing.authenticate(presented, now);
     if (call.key) return null;
     this.authFailures.fail(address);
-    return unauthorized();
+    return gate ? gate.refusal() : unauthorized();
+  }
+
+  /**
+   * A door's call: its gate (authenticate and limit, as for the REST API) when it has one, then
+   * its handler; the call's places are given back when the handler ends.
+   */
+  private passDoor(call: Call, door: Door): Reply | Promise<Reply> {
+    if (door.gate) {
+      const refused = this.authenticate(call, door.gate) ?? this.limit(call);
+      if (refused) return this.after.finish(call, problemResponse(refused, call.requestId));
+    }
+    return this.serveDoor(call, door);
+  }
+
+  private async serveDoor(call: Call, door: Door): Promise<Reply> {
+    try {
+      return this.after.finish(call, await door.handle(this.doorInput(call)));
+    } finally {
+      this.release(call);
+    }
+  }
+
+  /** What a door's handler (or an in-process caller with a key) is given for a call. */
+  doorInput(call: Call): DoorInput {
+    return { call, rest: (target, ledgerName) => this.rest(call, target, ledgerName) };
+  }
+
+  /**
+   * A REST GET made by a door call in its key's name: served as the API serves it (snapshot,
+   * route, bill, settle), without taking places of its own (the door call holds them); its
+   * reply is told of delivery with the door call's (Settlement.delivered).
+   */
+  private async rest(parent: Call, target: string, ledgerName: string): Promise<RestAnswer> {
+    const url = new URL(target, parent.url.origin);
+    const fast = this.deps.fastPath(url.pathname);
+    const dispatch: Dispatch = fast ? (call) => this.answerFast(fast, call) : this.viaApp;
+    const call = new Call(new Request(url.href), url, parent.client, dispatch);
+    call.key = parent.key;
+    call.parent = parent;
+    call.ledgerName = ledgerName;
+    const badCount = countError(url);
+    let reply: Reply;
+    try {
+      reply = badCount
+        ? this.after.finish(call, problemResponse(badCount, call.requestId))
+        : await this.serve(call);
+    } catch (error) {
+      reply = this.internal(error, call.requestId);
+    }
+    parent.made.push(reply);
+    const body = reply.body;
+    const bytes =
+      body === null
+        ? new Uint8Array()
+        : typeof body === "string"
+          ? Buffer.from(body)
+          : body instanceof Response
+            ? await body.bytes()
+            : Buffer.concat(body);
+    return { status: reply.status, headers: reply.headers, body: bytes };
   }
 
   /**
@@ -233,9 +300,10 @@ export class Edge {
   /**
    * bill: reserves the route's price for the call (402 when the balance does not cover it), once
    * its parameters are valid and before its handler runs; a heavy route's call then waits for a
-   * heavy-call slot. `settle` commits or releases the reservation.
+   * heavy-call slot. `settle` commits or releases the reservation. The price is the route's own
+   * (`price`, worked out from the call) or its endpoint's in the pricing table.
    */
-  readonly bill: Bill = (call, route) => {
+  readonly bill: Bill = (call, route, input) => {
     call.endpoint = route.endpoint;
     if (!call.key) throw new ApiError("unauthorized", "a valid API key is required");
     if (call.snapshot && !route.unversioned) {
@@ -244,16 +312,23 @@ export class Edge {
     }
     // A client whose copy is current gets a 304, which costs nothing: no credits are held.
     if (call.notModified) return route.heavy ? this.waitForHeavySlot(call, call.key.user_id) : undefined;
-    const cost = PRICING[route.endpoint];
-    const reserved = this.deps.billing.reserve(call.key, cost);
+    const price = !route.fastPath && route.price && input ? route.price(input) : PRICING[route.endpoint];
+    if (typeof price === "number") return this.reserve(call, route, price);
+    return price.then((cost) => this.reserve(call, route, cost));
+  };
+
+  /** Holds `cost` credits for the call (402 when the balance does not cover them). */
+  private reserve(call: Call, route: Route, cost: number): void | Promise<void> {
+    const key = call.key as NonNullable<Call["key"]>;
+    const reserved = this.deps.billing.reserve(key, cost);
     if (!reserved.ok) {
       const available = Math.max(0, reserved.available);
       const detail = `this call costs ${cost} credit${cost === 1 ? "" : "s"}; ${available} available`;
       throw new ApiError("insufficient_credits", detail);
     }
     call.reservation = reserved.reservation;
-    if (route.heavy) return this.waitForHeavySlot(call, call.key.user_id);
-  };
+    if (route.heavy) return this.waitForHeavySlot(call, key.user_id);
+  }
 
   private async waitForHeavySlot(call: Call, user: string): Promise<void> {
     call.heavySlot = await this.heavy.enter(user, (withdraw) => {
@@ -294,10 +369,13 @@ export class Edge {
     // A reservation nobody settled is given back: one made by routed work that outlived its
     // 503, or one whose call failed before its commit.
     if (call.reservation) this.deps.billing.release(call.reservation);
+    // A call that ends uncharged has its outcome now; a charged one's comes with its delivery.
+    if (!call.charged) call.outcome?.(false);
     const key = call.key;
     if (call.heavySlot && key) this.heavy.leave(key.user_id);
     call.snapshot?.release();
-    if (key) {
+    // A door's REST call holds no places of its own.
+    if (key && !call.parent) {
       this.inFlight.leave(key.id);
       this.userInFlight.leave(key.user_id);
     }

@@ -1,10 +1,9 @@
 import type { Billing } from "../accounts/billing.ts";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type Answer, Body, type BodyBytes, byteLength, readWhole, statusOf } from "./body.ts";
+import { type Answer, Body, type BodyBytes, byteLength, isStreamed, readWhole, statusOf } from "./body.ts";
 import type { Call, StoredResponse } from "./context.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
-import { PRICING } from "./pricing.ts";
 
 /**
  * A response as the transport writes it: status, header fields and the body (a fast-path
@@ -40,6 +39,13 @@ export class Settlement {
     const status = statusOf(answer);
     const ok = status >= 200 && status <= 299 && !call.client.gone();
     if (!call.reservation || !call.endpoint || !ok) return this.released(call, answer);
+    // A streamed file (an export) is too large to remember for an Idempotency-Key: its
+    // retries are not replayed (an export's repeats are free for a while anyway).
+    if (isStreamed(answer)) {
+      call.idempotency?.abandon();
+      call.idempotency = null;
+      return this.commit(call, answer);
+    }
     const first = call.idempotency;
     if (answer instanceof Body && !first) return this.commit(call, answer);
     const contentType = answer instanceof Body ? answer.type : answer.headers.get("content-type");
@@ -76,7 +82,8 @@ export class Settlement {
   private async commit(call: Call, sent: Answer, stored?: StoredResponse): Promise<Reply> {
     const endpoint = call.endpoint as NonNullable<Call["endpoint"]>;
     const reservation = call.reservation as NonNullable<Call["reservation"]>;
-    const committed = await this.deps.billing.commit(reservation, endpoint, call.requestId, stored);
+    const ledgerName = call.ledgerName ?? endpoint;
+    const committed = await this.deps.billing.commit(reservation, ledgerName, call.requestId, stored);
     if (!committed.ok) {
       call.idempotency?.abandon();
       const refused = new ApiError("insufficient_credits", "the balance no longer covers this call");
@@ -84,7 +91,7 @@ export class Settlement {
     }
     if (stored) call.idempotency?.finish(stored);
     call.charged = { day: committed.day };
-    call.headers["x-credits-charged"] = String(PRICING[endpoint]);
+    call.headers["x-credits-charged"] = String(reservation.cost);
     call.headers["x-credits-remaining"] = String(committed.remaining);
     return this.finish(call, sent);
   }
@@ -129,16 +136,18 @@ export class Settlement {
     const call = this.sent.get(reply);
     if (!call) return;
     this.sent.delete(reply);
+    // A door call's REST calls were delivered with it, or not at all.
+    for (const made of call.made) this.delivered(made, delivered);
     const { status } = reply;
     const { endpoint, reservation, charged } = call;
     let credits = 0;
     if (charged && reservation && endpoint) {
-      credits = PRICING[endpoint];
+      credits = reservation.cost;
       // An idempotent call's response is remembered with its debit (and may already have been
       // replayed to a retry): its retry gets it free, so the debit stands.
       if (!delivered && !call.idempotency) {
         try {
-          this.deps.billing.refund(reservation, endpoint, call.requestId, charged.day);
+          this.deps.billing.refund(reservation, call.ledgerName ?? endpoint, call.requestId, charged.day);
           credits = 0;
         } catch (error) {
           this.deps.log.error("refund failed: the call stays charged", {
@@ -148,14 +157,16 @@ export class Settlement {
         }
       }
     }
+    call.outcome?.(credits > 0);
     const ms = performance.now() - call.startedAt;
-    this.deps.metrics.observe(routeLabel(endpoint, call.url.pathname), status, credits, ms / 1000);
+    const route = endpoint ?? call.door?.name ?? null;
+    this.deps.metrics.observe(routeLabel(route, call.url.pathname), status, credits, ms / 1000);
     const level = status >= 500 ? "error" : "info";
     if (this.deps.log.enabled(level)) {
       this.deps.log[level]("request", {
         request_id: call.requestId,
         method: call.request.method,
-        route: endpoint,
+        route,
         path: call.url.pathname.slice(0, 200),
         status,
         key_prefix: call.key?.prefix ?? null,

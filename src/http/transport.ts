@@ -8,6 +8,7 @@ import {
 import type { Socket } from "node:net";
 import { ApiError, problem } from "../errors.ts";
 import type { Client } from "./context.ts";
+import { isStreamed } from "./body.ts";
 import type { Reply } from "./settle.ts";
 
 /**
@@ -15,7 +16,10 @@ import type { Reply } from "./settle.ts";
  * not checked at all (a missing or malformed one is ignored).
  */
 const ORIGIN = "http://stockd.local";
-/** Request bodies are never read (the API is GET/HEAD); a larger or chunked one is a 413. */
+/**
+ * Bodies of REST requests are never read (the API is GET/HEAD); a larger or chunked one is a
+ * 413. A door (doors.ts) reads the bodies of its methods up to its own limit.
+ */
 const MAX_BODY_BYTES = 16 * 1024;
 /** The request line and headers together (Node's default); more is a 431. */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -41,6 +45,8 @@ interface Exchange {
    * connection's socket, every byte, while the connection was open.
    */
   delivered(reply: Reply, delivered: boolean): void;
+  /** The body limit of a request whose body is read (a door's); null for any other (doors.ts `bodyLimit`). */
+  bodyLimit(pathname: string, method: string): number | null;
 }
 
 interface Transport {
@@ -131,14 +137,21 @@ export function listenHttp(exchange: Exchange, port: number, host: string): Prom
 
 /** One request: read as a Web Request, answered by the edge, written, and its delivery reported. */
 async function answer(exchange: Exchange, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const early = bodyRefusal(req);
-  if (early) return void writeRefusal(res, early);
   const url = requestUrl(req.url ?? "");
+  const limit = url === null ? null : exchange.bodyLimit(pathOf(url), req.method ?? "");
+  const early = limit === null ? bodyRefusal(req) : null;
+  if (early) return void writeRefusal(res, early);
   if (url === null)
     return void writeRefusal(res, new ApiError("malformed_request", "the request target must be a path"));
+  const body = limit === null ? null : await readBody(req, limit);
+  if (body === TOO_LARGE) return void writeRefusal(res, tooLarge(limit as number));
   let request: Request;
   try {
-    request = new Request(url, { method: req.method, headers: req.headers as Record<string, string> });
+    request = new Request(url, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      ...(body === null ? {} : { body }),
+    });
   } catch {
     return void writeRefusal(res, new ApiError("malformed_request", "the request could not be read"));
   }
@@ -162,14 +175,50 @@ function requestUrl(target: string): string | null {
   return url ? ORIGIN + url.pathname + url.search : null;
 }
 
+/** The path of a URL `requestUrl` made (the origin's, then up to the query). */
+function pathOf(url: string): string {
+  const query = url.indexOf("?", ORIGIN.length);
+  return url.slice(ORIGIN.length, query === -1 ? undefined : query);
+}
+
 /** A body the API would have to read: too large by its length, or of no stated length. */
 function bodyRefusal(req: IncomingMessage): ApiError | null {
   const length = req.headers["content-length"];
   const chunked = req.headers["transfer-encoding"] !== undefined;
   if (length === undefined && !chunked) return null;
-  if (chunked || Number(length) > MAX_BODY_BYTES)
-    return new ApiError("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+  if (chunked || Number(length) > MAX_BODY_BYTES) return tooLarge(MAX_BODY_BYTES);
   return null;
+}
+
+const tooLarge = (limit: number) =>
+  new ApiError("payload_too_large", `request bodies are limited to ${limit} bytes`);
+
+/** What `readBody` gives for a body past its limit. */
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * A door's request body, read whole up to `limit` bytes (chunked or of a stated length); past
+ * it, by its stated length or as it arrives, TOO_LARGE (nothing more is read: the refusal
+ * closes the connection).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | typeof TOO_LARGE> {
+  if (Number(req.headers["content-length"] ?? 0) > limit) return Promise.resolve(TOO_LARGE);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData);
+      req.pause();
+      resolve(TOO_LARGE);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks, size)));
+    req.once("error", reject);
+    // A client gone before the end of its body: nothing to answer (a no-op once resolved).
+    req.once("close", () => reject(new Error("the request body was cut off")));
+  });
 }
 
 /**
@@ -179,6 +228,7 @@ function bodyRefusal(req: IncomingMessage): ApiError | null {
  * write of it would report no backpressure either).
  */
 async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
+  if (isStreamed(reply.body)) return sendStreamed(res, reply, reply.body);
   const body = await bodyBytes(reply.body);
   if (res.destroyed) return false;
   if (body !== null) reply.headers["content-length"] = String(Buffer.byteLength(body));
@@ -188,6 +238,31 @@ async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
     if (!res.write(body) && !(await before(res, "drain"))) return false;
     res.end();
   }
+  return res.writableFinished || before(res, "finish");
+}
+
+/**
+ * Writes a streamed reply (a file, body.ts `streamed`) piece by piece as it is read, each
+ * write waiting for the socket to take the last (backpressure): delivered as `send` says.
+ */
+async function sendStreamed(res: ServerResponse, reply: Reply, response: Response): Promise<boolean> {
+  if (res.destroyed) {
+    await response.body?.cancel();
+    return false;
+  }
+  res.writeHead(reply.status, reply.headers);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed || (!res.write(value) && !(await before(res, "drain")))) return false;
+    }
+  } finally {
+    reader.releaseLock();
+    void response.body?.cancel().catch(() => {});
+  }
+  res.end();
   return res.writableFinished || before(res, "finish");
 }
 

@@ -1,0 +1,38 @@
+import type { Billing } from "../accounts/billing.ts";
+import type { ApiKeyInfo } from "../accounts/store.ts";
+import { ApiError } from "../errors.ts";
+import type { Gate } from "../http/doors.ts";
+
+/** What the gate of `/mcp` checks credentials against. */
+export interface GateDeps {
+  billing: Billing;
+  /** Where the protected-resource metadata (RFC 9728) is: `<base>/.well-known/oauth-protected-resource`. */
+  resourceMetadataUrl: string;
+}
+
+/**
+ * The key a bearer credential presented to `/mcp` stands for, valid now; null for every kind
+ * of bad one. An API key (`sk_...`) is checked exactly as the REST API checks it.
+ */
+export function bearerKey(deps: GateDeps, presented: string, now: Date): ApiKeyInfo | null {
+  return deps.billing.authenticate(presented, now);
+}
+
+/**
+ * The gate of `/mcp`, run by the edge like the REST API's key check (the same throttle of
+ * failing addresses, rate and in-flight limits): one 401 for every kind of missing or bad
+ * credential, with the challenge that points a client at the protected-resource metadata.
+ */
+export function mcpGate(deps: GateDeps): Gate {
+  const challenge = `Bearer resource_metadata="${deps.resourceMetadataUrl}"`;
+  return {
+    key: (presented, now) => bearerKey(deps, presented, now),
+    refusal: () =>
+      new ApiError(
+        "unauthorized",
+        "a valid API key or access token is required: Authorization: Bearer <credential>",
+        undefined,
+        { "www-authenticate": challenge },
+      ),
+  };
+}
