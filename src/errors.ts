@@ -3,7 +3,7 @@
  * Every non-2xx response of the service is built here.
  */
 
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   invalid_parameter: 400,
   malformed_request: 400,
   unauthorized: 401,
@@ -76,7 +76,7 @@ export function invalidParameter(where: FieldError["in"], name: string, message:
   return new ApiError("invalid_parameter", `${name}: ${message}`, [{ in: where, name, message }]);
 }
 
-export function problemBody(error: ApiError, requestId: string): ProblemBody {
+function problemBody(error: ApiError, requestId: string): ProblemBody {
   const body: ProblemBody = {
     type: `https://stockd.dev/problems/${error.code.replaceAll("_", "-")}`,
     title: TITLES[error.code],

@@ -11,7 +11,7 @@
 import type { IndustryTemplate } from "../domain/industry.ts";
 import type { Profile } from "./profile.ts";
 
-export const BALANCE_LINES = [
+const BALANCE_LINES = [
   "cash",
   "marketableSecurities",
   "receivables",

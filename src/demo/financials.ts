@@ -22,7 +22,7 @@ import type { PriceSeries } from "./price-series.ts";
 import { type Profile, profileOf } from "./profile.ts";
 import { type DemoCompany, rng } from "./universe.ts";
 
-export const INCOME_LINES = [
+const INCOME_LINES = [
   "revenue",
   "costOfRevenue",
   "grossProfit",

@@ -56,7 +56,7 @@ export interface OwnershipDoc {
 }
 
 /** Companies whose insiders file; the first one also has the amended filing. */
-export const FORM4_TICKERS: readonly string[] = ["DWGT", "DCLD", "DBNK", "DPHR"];
+const FORM4_TICKERS: readonly string[] = ["DWGT", "DCLD", "DBNK", "DPHR"];
 const FIRST_TRADE_YEAR = 2022;
 const AMENDED_AFTER = "2022-01-01";
 

@@ -31,7 +31,7 @@ export function writeDividends(dir: string, model: CompanyModel): void {
 const releaseDate = (q: { q: number; end: string }) => weekdayOnOrAfter(addDays(q.end, q.q === 4 ? 35 : 25));
 
 /** The model's diluted EPS of a quarter. */
-export const quarterEps = (q: ModelQuarter): number => perShare(q.flows.netIncome, q.dilutedShares);
+const quarterEps = (q: ModelQuarter): number => perShare(q.flows.netIncome, q.dilutedShares);
 
 const CALENDAR_HEADER =
   "ticker,cik,earning_date,earning_time,fiscal_quarter_ending,eps_forecast,eps_actual,no_of_estimates,currency";

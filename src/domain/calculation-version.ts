@@ -13,6 +13,3 @@ export const CALCULATION_VERSION = {
   valuation_points: "valuation-points-2026.11.25",
   dividend: "dividend-2026.11.5",
 } as const;
-
-/** Name of a derived table that carries a calculation version. */
-export type DerivedTable = keyof typeof CALCULATION_VERSION;

@@ -69,7 +69,7 @@ function withBorrowingsApart(
 }
 
 /** The derivation rules, in evaluation order. */
-export const DERIVED_RULES: readonly DerivedRule[] = [
+const DERIVED_RULES: readonly DerivedRule[] = [
   // Income statement.
   {
     field: "revenue",

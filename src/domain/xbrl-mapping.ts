@@ -335,7 +335,7 @@ const INSTANT_AUX: ReadonlySet<string> = new Set([
 ]);
 
 /** Parses one priority list (see the file comment for the token syntax). */
-export function parseConceptList(list: string): ConceptRef[] {
+function parseConceptList(list: string): ConceptRef[] {
   return list
     .split(" ")
     .filter((token) => token !== "")

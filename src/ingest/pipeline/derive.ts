@@ -6,11 +6,11 @@
 import { daysBetween } from "../../domain/dates.ts";
 import type { DerivedKind } from "../../domain/derived.ts";
 import type {
+  CalendarRow,
   DerivedDocuments,
   DividendDocument,
   ValuationPointsDocument,
 } from "../../snapshot/documents.ts";
-import type { CalendarRow } from "../../snapshot/documents.ts";
 import { computeCapitalAllocation } from "../rules/capital-allocation.ts";
 import { computeDividendSnapshot } from "../rules/dividend.ts";
 import {

@@ -13,11 +13,11 @@ import { lastPriceOnOrBefore, monthEndPrices, validPrices } from "./price-series
 export type DividendFrequency = "monthly" | "quarterly" | "semi-annual" | "annual" | "irregular";
 
 /** Days in the trailing window of "TTM" dividends: ex-dates in (date − 365, date]. */
-export const TTM_DAYS = 365;
+const TTM_DAYS = 365;
 /** Number of most recent ex-dates whose spacing decides the frequency. */
-export const FREQUENCY_SAMPLE = 6;
+const FREQUENCY_SAMPLE = 6;
 /** Days a regular payment may be overdue before the schedule counts as broken. */
-export const OVERDUE_GRACE_DAYS = 45;
+const OVERDUE_GRACE_DAYS = 45;
 
 const PAYMENTS_PER_YEAR: Record<Exclude<DividendFrequency, "irregular">, number> = {
   monthly: 12,
@@ -96,7 +96,7 @@ function latestPayment(
  * the five years up to `asOf`, counting only month ends whose whole trailing year lies after
  * the first recorded ex-date. Two pointers over sorted rows: O(rows + months).
  */
-export function dividendYieldRange(
+function dividendYieldRange(
   rows: readonly DividendRow[],
   prices: readonly PriceBar[],
   asOf: string,

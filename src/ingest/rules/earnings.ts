@@ -7,8 +7,7 @@
 import { addDays, daysBetween } from "../../domain/dates.ts";
 import { ratio } from "../../domain/ratios.ts";
 import type { StatementPeriod } from "../../domain/statements.ts";
-import type { EarningsDocument, EstimatesDocument } from "../../snapshot/documents.ts";
-import type { CalendarRow } from "../../snapshot/documents.ts";
+import type { CalendarRow, EarningsDocument, EstimatesDocument } from "../../snapshot/documents.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 
 export const EARNINGS_VERSION = "earnings-2026.11.25";

@@ -15,7 +15,7 @@ import {
 import type { BalanceValues, CashFlowValues, IncomeValues, StatementValues } from "./inputs.ts";
 
 /** Statutory US federal rate used when the effective tax rate is not meaningful. */
-export const STATUTORY_TAX_RATE = 0.21;
+const STATUTORY_TAX_RATE = 0.21;
 
 /** A field of a statement as a finite number, else null (missing statement, field or NaN). */
 export function fieldValue<F extends string>(
@@ -31,7 +31,7 @@ export function ebitOf(income: IncomeValues | null): number | null {
 }
 
 /** Depreciation and amortization: income statement, else the cash-flow add-back. */
-export function depreciationOf(income: IncomeValues | null, cash: CashFlowValues | null): number | null {
+function depreciationOf(income: IncomeValues | null, cash: CashFlowValues | null): number | null {
   return (
     fieldValue(income, "depreciation_and_amortization") ??
     fieldValue(cash, "cash_flow_depreciation_depletion_amortization")

@@ -45,10 +45,7 @@ type Balances = { end: BalanceValues | null; prior: BalanceValues | null };
  * Average of a balance at period end and a year earlier (ending alone when the earlier one
  * is missing); null when the balance used at either date is missing (at end) or ≤ 0.
  */
-export function averagePositive(
-  b: Balances,
-  pick: (v: BalanceValues | null) => number | null,
-): number | null {
+function averagePositive(b: Balances, pick: (v: BalanceValues | null) => number | null): number | null {
   const end = pick(b.end);
   const prior = b.prior === null ? null : pick(b.prior);
   if (end === null || end <= 0 || (prior !== null && prior <= 0)) return null;

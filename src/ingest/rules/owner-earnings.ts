@@ -25,7 +25,7 @@ export interface OwnerEarningsInput {
 }
 
 /** Operating cash flow − reported capex (positive); null when either is missing. */
-export function estimatedOwnerEarnings(cash: CashFlowValues | null): number | null {
+function estimatedOwnerEarnings(cash: CashFlowValues | null): number | null {
   return difference(fieldValue(cash, "cash_flow_from_operations"), capexOf(cash));
 }
 

@@ -6,7 +6,7 @@
 import { monthIndex } from "../../domain/dates.ts";
 
 /** Fewest valid values in a window for a rank to be given. */
-export const MIN_PERCENTILE_VALUES = 12;
+const MIN_PERCENTILE_VALUES = 12;
 
 /** Fraction of the non-null `window` values that are ≤ `value`; null when too few or value is null. */
 export function percentileRank(

@@ -17,7 +17,7 @@ import type {
 import type { BalanceValues, CashFlowValues, CompanyStatements, IncomeValues } from "./inputs.ts";
 
 /** Days a period end may differ from the exact calendar date N years earlier. */
-export const YEAR_MATCH_TOLERANCE_DAYS = 20;
+const YEAR_MATCH_TOLERANCE_DAYS = 20;
 
 /** Period types whose income and cash-flow figures cover a full year. */
 export type FlowPeriodType = Exclude<PeriodType, "quarterly">;

@@ -340,7 +340,7 @@ function pushIfPresent<T>(list: T[], row: T | null): void {
 const isCurrencyUnit = (unit: string): boolean => /^[A-Z]{3}$/.test(unit);
 
 /** The currency unit most used by the revenue and total-assets concepts, else by any fact. */
-export function reportingCurrency(company: CompanyFacts): string | null {
+function reportingCurrency(company: CompanyFacts): string | null {
   const counts = new Map<string, number>();
   for (const m of FIELD_MAPPINGS) {
     if (!CURRENCY_FIELDS.includes(m.field)) continue;

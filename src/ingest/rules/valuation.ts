@@ -68,7 +68,7 @@ function pegRatio(pe: number | null, known: KnownFundamentals): number | null {
 }
 
 /** Market cap = close × shares on the closes' share basis; null when either is missing or ≤ 0. */
-export function marketCapOf(close: number | null, shares: number | null): number | null {
+function marketCapOf(close: number | null, shares: number | null): number | null {
   if (close === null || shares === null || close <= 0 || shares <= 0) return null;
   return finiteOrNull(close * shares);
 }

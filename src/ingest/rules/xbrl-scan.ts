@@ -65,7 +65,7 @@ export const isStatementForm = (form: string): boolean => STATEMENT_FORMS.has(fo
 export const isCurrentReport = (form: string): boolean => CURRENT_REPORTS.has(form);
 
 /** Map key of a (start, end) pair of day numbers (both well below 2^26). */
-export const periodKey = (start: number, end: number): number => start * 67_108_864 + end;
+const periodKey = (start: number, end: number): number => start * 67_108_864 + end;
 
 /** A distinct (start, end) duration with the number of facts reported for it. */
 export interface DurationCount {

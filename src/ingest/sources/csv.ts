@@ -41,7 +41,7 @@ export interface CsvTable {
  * is refused before it is cut into cells or copied, so that a file of one huge line costs its
  * text and no more: cut into cells, a 200 MB line took ten times that.
  */
-export const MAX_RECORD_LENGTH = 64 * 1024;
+const MAX_RECORD_LENGTH = 64 * 1024;
 
 const QUOTE = 34; // "
 const COMMA = 44; // ,

@@ -116,7 +116,7 @@ interface DividendColumns {
 }
 
 /** Parses a dividends CSV (see the module comment for the columns). */
-export function parseDividendsCsv(
+function parseDividendsCsv(
   text: string,
   file: string,
   opts: DividendParseOptions = {},
@@ -170,7 +170,7 @@ function readAmount(value: string | undefined, column: string): number {
 }
 
 /** Parses a Nasdaq dividend-history JSON response (see the module comment). */
-export function parseNasdaqDividendsJson(
+function parseNasdaqDividendsJson(
   text: string,
   file: string,
   opts: DividendParseOptions = {},

@@ -91,7 +91,7 @@ export interface EarningsHistory {
 }
 
 /** The value columns of a forward-estimate-signals CSV. */
-export const ESTIMATE_SIGNAL_COLUMNS = [
+const ESTIMATE_SIGNAL_COLUMNS = [
   { name: "eps_growth_yoy_est_next_q" },
   { name: "eps_growth_yoy_est_next_fy" },
   { name: "rvn_growth_yoy_est_next_q", min: -1 },
@@ -105,7 +105,7 @@ export const ESTIMATE_SIGNAL_COLUMNS = [
 export type EstimateSignalsRow = SignalRow<(typeof ESTIMATE_SIGNAL_COLUMNS)[number]["name"]>;
 
 /** Parses one forward-estimate-signals CSV (see the module comment). */
-export function parseEstimateSignalsCsv(
+function parseEstimateSignalsCsv(
   text: string,
   file: string,
   opts: ParseOptions = {},

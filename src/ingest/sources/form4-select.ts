@@ -25,7 +25,7 @@ import type { InsiderTradeRow, OwnershipTransaction } from "../../snapshot/rows.
 import type { OwnershipFiling } from "./form4.ts";
 
 /** Transaction codes stored as insider trades: open-market purchase and sale. */
-export const INSIDER_TRADE_CODES: ReadonlySet<string> = new Set(["P", "S"]);
+const INSIDER_TRADE_CODES: ReadonlySet<string> = new Set(["P", "S"]);
 
 /** What the selection did, for the import report. */
 export interface InsiderTradeReport {

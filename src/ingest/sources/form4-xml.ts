@@ -81,7 +81,7 @@ export function isNode(value: unknown): value is XmlNode {
 }
 
 /** The child element at `path`, or undefined. A repeated element yields its first occurrence. */
-export function childAt(node: XmlNode, ...path: string[]): unknown {
+function childAt(node: XmlNode, ...path: string[]): unknown {
   let current: unknown = node;
   for (const key of path) {
     const here = Array.isArray(current) ? current[0] : current;

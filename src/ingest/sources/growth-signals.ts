@@ -24,7 +24,7 @@ import { parseSignalsCsv, type SignalColumn, type SignalRow } from "./signals.ts
 import type { ParseOptions, ParseResult } from "./value-readers.ts";
 
 /** The value columns of a growth-signals file. */
-export const GROWTH_SIGNAL_COLUMNS = [
+const GROWTH_SIGNAL_COLUMNS = [
   { name: "owner_earnings" },
   { name: "owner_earnings_growth_1y" },
   { name: "owner_earnings_growth_3y" },

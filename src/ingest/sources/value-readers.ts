@@ -124,7 +124,7 @@ export function formatDate(y: number, m: number, d: number): string {
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:$|[ T])/;
 
 /** Whether a text is a date written YYYY-MM-DD and nothing else (as SEC JSON writes dates). */
-export const isIsoDate = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text);
+const isIsoDate = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text);
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
 /**
@@ -135,7 +135,7 @@ const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 export type DateHorizon = "recorded" | "announced";
 
 /** The earliest date any source may give (the oldest real prices are from 1962). */
-export const EARLIEST_DATE = "1900-01-01";
+const EARLIEST_DATE = "1900-01-01";
 
 /**
  * Days after today (UTC) each horizon reaches: a week covers a source a time zone ahead and a
@@ -260,7 +260,7 @@ export const MAX_PER_SHARE = 1e9;
 export const MAX_VOLUME = 1e12;
 
 /** A price as a source gives it or an adjustment computes it: not negative, below MAX_PER_SHARE. */
-export function checkPrice(price: number, column: string): number {
+function checkPrice(price: number, column: string): number {
   if (price < 0) throw new FieldError(`${column} ${price} is negative`);
   if (!(price < MAX_PER_SHARE)) throw new FieldError(`${column} ${price} is not below ${MAX_PER_SHARE}`);
   return price;
