@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { tickerKey } from "../../domain/tickers.ts";
 import type { CalendarRow } from "../../snapshot/documents.ts";
 import type { ImportContext } from "../context.ts";
+import { latestCalendarRows } from "../rules/calendar-securities.ts";
 import { nextQuarterGap } from "../rules/earnings.ts";
 import { parseCalendar } from "../sources/calendar.ts";
 import { type DividendRow, parseDividends } from "../sources/dividends.ts";
@@ -68,7 +69,7 @@ export function readMarketSources(
   for (const file of ctx.files(join(ctx.root, "growth"), ".csv")) {
     for (const row of ctx.parse(file, "growth", parseGrowthSignalsCsv)) keepLatest(growth, row);
   }
-  return { dividends, calendar: dedupeCalendar(calendar), estimates, histories, growth };
+  return { dividends, calendar: latestCalendarRows(calendar), estimates, histories, growth };
 }
 
 /**
@@ -98,11 +99,4 @@ function keepLatest<T extends { ticker: string; as_of_date: string }>(map: Map<s
   const key = tickerKey(row.ticker);
   const seen = map.get(key);
   if (!seen || row.as_of_date >= seen.as_of_date) map.set(key, row);
-}
-
-/** One row per ticker and date; a later file's row (a newer calendar) replaces an earlier one. */
-function dedupeCalendar(rows: CalendarRow[]): CalendarRow[] {
-  const byKey = new Map<string, CalendarRow>();
-  for (const row of rows) byKey.set(`${tickerKey(row.ticker)}|${row.earning_date}`, row);
-  return [...byKey.values()];
 }

@@ -1,4 +1,4 @@
-/** How earnings calendar rows are tied to the securities of the snapshot. */
+/** Which earnings calendar rows the snapshot keeps, and how they are tied to its securities. */
 import { tickerKey } from "../../domain/tickers.ts";
 import type { CalendarRow } from "../../snapshot/documents.ts";
 import type { SecurityRow } from "../../snapshot/rows.ts";
@@ -21,4 +21,14 @@ export function calendarRowsOfSecurities(
       cik: row.cik ?? security?.cik ?? null,
     };
   });
+}
+
+/**
+ * One row per ticker (by ticker key) and date: of rows naming the same ticker and date, the
+ * last one read (a later file, a newer calendar) is kept, where the first stood.
+ */
+export function latestCalendarRows(rows: readonly CalendarRow[]): CalendarRow[] {
+  const byKey = new Map<string, CalendarRow>();
+  for (const row of rows) byKey.set(`${tickerKey(row.ticker)}|${row.earning_date}`, row);
+  return [...byKey.values()];
 }

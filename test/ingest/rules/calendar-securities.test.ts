@@ -1,6 +1,9 @@
-/** Calendar rows keyed to securities (src/ingest/rules/calendar-securities.ts). */
+/** The calendar rows kept, and keyed to securities (src/ingest/rules/calendar-securities.ts). */
 import { describe, expect, test } from "bun:test";
-import { calendarRowsOfSecurities } from "../../../src/ingest/rules/calendar-securities.ts";
+import {
+  calendarRowsOfSecurities,
+  latestCalendarRows,
+} from "../../../src/ingest/rules/calendar-securities.ts";
 import type { CalendarRow } from "../../../src/snapshot/documents.ts";
 
 function row(ticker: string, cik: string | null = null): CalendarRow {
@@ -42,5 +45,19 @@ describe("calendarRowsOfSecurities", () => {
       ["ZZZ.A", null],
       ["AAPL", "0000320193"],
     ]);
+  });
+});
+
+describe("latestCalendarRows", () => {
+  test("of rows naming one ticker (in any spelling) and date, the last read is kept, in the first's place", () => {
+    const early = { ...row("BRK.B"), eps_forecast: 1 };
+    const other = { ...row("AAPL"), earning_date: "2026-01-30" };
+    const late = { ...row("brk-b"), eps_forecast: 2 };
+    expect(latestCalendarRows([early, other, late])).toEqual([late, other]);
+  });
+
+  test("rows of one ticker on different dates are all kept", () => {
+    const rows = [row("AAPL"), { ...row("AAPL"), earning_date: "2026-04-30" }];
+    expect(latestCalendarRows(rows)).toEqual(rows);
   });
 });
