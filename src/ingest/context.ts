@@ -14,6 +14,7 @@ import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { ImportReport } from "../snapshot/store.ts";
 import { asImportError, ImportError } from "./errors.ts";
 import type { ParseOptions, ParseResult, SkippedRecord } from "./sources/value-readers.ts";
+import { listZip, readZipEntry, type ZipEntry, type ZipListing } from "./zip-reader.ts";
 
 export type Parser<T> = (text: string, file: string, opts: ParseOptions) => ParseResult<T>;
 
@@ -215,6 +216,24 @@ export class ImportContext {
     });
   }
 
+  /**
+   * The entries of a zip archive (`zip-reader.ts`) whose names `keep` takes, and the names of
+   * the others; null when there is no such file. The archive is opened as every source file
+   * is (`open`), and claimed, so that it is not listed as unread.
+   */
+  archive(file: string, keep: (name: string) => boolean): ZipListing | null {
+    this.claimedFiles.add(file);
+    if (!existsSync(file)) return null;
+    return this.open(file, (fd) => listZip(fd, fstatSync(fd).size, this.name(file), keep));
+  }
+
+  /** The text of an entry that `archive` listed, unpacked and checked; errors name `entryPath`. */
+  readEntry(file: string, entry: ZipEntry): string {
+    return this.open(file, (fd) =>
+      readZipEntry(fd, entry, this.name(entryPath(file, entry))).toString("utf8"),
+    );
+  }
+
   /** A file's first 4 KiB, as text (a header or a symbol, without reading the whole file). */
   head(file: string): string {
     return this.open(file, (fd) => {
@@ -310,6 +329,11 @@ export class ImportContext {
   status(message: string): void {
     this.progress?.(message);
   }
+}
+
+/** The path that names an archive's entry in messages and reports: `edgar/companyfacts.zip/CIK##########.json`. */
+export function entryPath(archive: string, entry: ZipEntry): string {
+  return join(archive, entry.name);
 }
 
 /**

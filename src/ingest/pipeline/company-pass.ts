@@ -20,6 +20,7 @@ import {
 import { parseJson } from "../sources/value-readers.ts";
 import { type PriceColumns, toPriceColumns } from "../writing/price-columns.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
+import { documentPath, type EdgarDocument, readDocument } from "./edgar-documents.ts";
 
 /** One security of a company and its per-ticker market inputs. */
 export interface SecurityJob {
@@ -33,10 +34,10 @@ export interface SecurityJob {
   >;
 }
 
-/** One company: its companyfacts file (if any) and its securities. */
+/** One company: its companyfacts document (if any) and its securities. */
 export interface CompanyJob {
   index: number;
-  factsFile: string | null;
+  facts: EdgarDocument | null;
   /** The company's SIC code, from its submissions or the listed-filer metadata. */
   sic: string | null;
   securities: SecurityJob[];
@@ -81,7 +82,7 @@ export class CompanyPass {
 
   run(job: CompanyJob): CompanyResult {
     const priceSplits = job.securities.flatMap((s) => (s.priceFile ? this.priceSplits(s.priceFile) : []));
-    const statements = job.factsFile ? this.statements(job.factsFile, job.sic, priceSplits) : null;
+    const statements = job.facts ? this.statements(job.facts, job.sic, priceSplits) : null;
     const securities = job.securities.map((s) => this.security(job.index, s, statements));
     return {
       index: job.index,
@@ -111,13 +112,14 @@ export class CompanyPass {
   }
 
   private statements(
-    file: string,
+    document: EdgarDocument,
     sic: string | null,
     priceSplits: readonly PriceSplit[],
   ): Statements | null {
+    const file = documentPath(document);
     const name = this.ctx.name(file);
     const facts = this.ctx.guard(file, "companyfacts", () =>
-      parseCompanyFacts(parseJson(this.ctx.read(file), name), name),
+      parseCompanyFacts(parseJson(readDocument(this.ctx, document), name), name),
     );
     if (!facts) return null;
     const computed = computeStatements(facts, { sic, priceSplits });

@@ -18,7 +18,6 @@ import {
 import { type ReleaseFilings, reportAndReleaseDatesByCik } from "../rules/results-releases.ts";
 import type { FilingSummary } from "../rules/statements.ts";
 import {
-  type CompanyWithFilings,
   filersWithoutSubmissions,
   mainSubmissionFilesFirst,
   mergeSubmissions,
@@ -40,6 +39,7 @@ import { tickerFromFileName } from "../sources/value-readers.ts";
 import { SnapshotWriter } from "../writing/write.ts";
 import type { CompanyJob, CompanyResult, SecurityJob } from "./company-pass.ts";
 import { CompanyPool } from "./company-pool.ts";
+import { documentPath, type EdgarDocument, edgarDocuments, readDocument } from "./edgar-documents.ts";
 import { type MarketSources, readMarketSources } from "./market-sources.ts";
 import { buildSecurities } from "./securities.ts";
 
@@ -93,13 +93,33 @@ export async function importSources(
 /** Every source in turn; returns the last price date. */
 async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<string | null> {
   const edgar = join(ctx.root, "edgar");
-  const { companies, filings } = readSubmissions(ctx, join(edgar, "submissions"));
-  addListedFilers(ctx, companies, join(edgar, "listed_filer_metadata.csv"));
   const priceFiles = priceFilesByTicker(ctx);
   const ownership = readOwnershipDocuments(ctx, join(edgar, "form4"));
+  const exchangeList = ctx.readOne(
+    join(edgar, "company_tickers_exchange.json"),
+    "tickers",
+    parseTickersExchange,
+  );
+  const tickerList = ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers);
+  const listedFilers = ctx.readOne(
+    join(edgar, "listed_filer_metadata.csv"),
+    "filer_metadata",
+    parseFilerMetadata,
+  );
+  const factDocuments = edgarDocuments(ctx, "companyfacts");
+  const named = new Set([
+    ...[...exchangeList, ...tickerList, ...listedFilers].map((row) => row.cik),
+    ...filersOfOwnership(ownership ?? []),
+    ...factDocuments.map(cikOfDocument),
+  ]);
+  const { companies, filings } = readSubmissions(
+    ctx,
+    edgarDocuments(ctx, "submissions", (cik) => named.has(cik)),
+  );
+  companies.push(...filersWithoutSubmissions(companies, listedFilers));
   const securities = buildSecurities({
-    exchangeList: ctx.readOne(join(edgar, "company_tickers_exchange.json"), "tickers", parseTickersExchange),
-    tickerList: ctx.readOne(join(edgar, "company_tickers.json"), "tickers", parseCompanyTickers),
+    exchangeList,
+    tickerList,
     companies,
     filedSymbols: symbolsFiledByIssuers(ownership ?? []),
     figi: ctx.readAll(join(ctx.root, "figi"), ".json", "figi", parseFigiMapping),
@@ -111,7 +131,14 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   await writeMarketTables(writer, market, securities);
   await writeInsiderTrades(ctx, writer, ownership, join(edgar, "form4"));
   const sics = new Map(companies.map((c) => [c.cik, c.sic]));
-  const jobs = companyJobs(ctx, market, securities, priceFiles, reportAndReleaseDatesByCik(filings), sics);
+  const jobs = companyJobs(
+    market,
+    securities,
+    factDocuments,
+    priceFiles,
+    reportAndReleaseDatesByCik(filings),
+    sics,
+  );
   const pool = new CompanyPool(ctx.root, ctx.parseOptions.lenient ?? false);
   try {
     const written = new CompanyWriter(ctx, writer);
@@ -125,11 +152,16 @@ async function importAll(ctx: ImportContext, writer: SnapshotWriter): Promise<st
   }
 }
 
+/** The issuers and reporting owners that ownership documents name. */
+function filersOfOwnership(documents: readonly OwnershipFiling[]): string[] {
+  return documents.flatMap((d) => [d.issuer.cik, ...d.owners.flatMap((o) => (o.cik ? [o.cik] : []))]);
+}
+
 /** One job per company (its securities grouped by CIK), then companyfacts of no listed security. */
 function companyJobs(
-  ctx: ImportContext,
   market: MarketSources,
   securities: Map<string, SecurityRow>,
+  factDocuments: readonly EdgarDocument[],
   priceFiles: Map<string, string>,
   releaseFilings: Map<string, ReleaseFilings>,
   sics: Map<string, string | null>,
@@ -150,21 +182,18 @@ function companyJobs(
       growth: market.growth.get(s.ticker_key) ?? null,
     },
   });
-  const factFiles = new Map(
-    ctx.files(join(ctx.root, "edgar", "companyfacts"), ".json").map((f) => [cikOfFile(f), f]),
-  );
+  const factFiles = new Map(factDocuments.map((d) => [cikOfDocument(d), d]));
   const byCik = Map.groupBy([...securities.values()], (s) => s.cik ?? `ticker:${s.ticker_key}`);
   const jobs: CompanyJob[] = [];
   for (const [cik, group] of byCik)
     jobs.push({
       index: jobs.length,
-      factsFile: factFiles.get(cik) ?? null,
+      facts: factFiles.get(cik) ?? null,
       sic: sics.get(cik) ?? null,
       securities: group.map(securityJob),
     });
-  for (const [cik, file] of factFiles)
-    if (!byCik.has(cik))
-      jobs.push({ index: jobs.length, factsFile: file, sic: sics.get(cik) ?? null, securities: [] });
+  for (const [cik, facts] of factFiles)
+    if (!byCik.has(cik)) jobs.push({ index: jobs.length, facts, sic: sics.get(cik) ?? null, securities: [] });
   return jobs;
 }
 
@@ -227,12 +256,14 @@ function priceFilesByTicker(ctx: ImportContext): Map<string, string> {
   return byTickerKey;
 }
 
-/** Reads every submissions file (`rules/submissions.ts` decides what is kept), then puts acceptance times in UTC. */
-function readSubmissions(ctx: ImportContext, dir: string) {
+/** Reads every submissions document (`rules/submissions.ts` decides what is kept), then puts acceptance times in UTC. */
+function readSubmissions(ctx: ImportContext, documents: readonly EdgarDocument[]) {
+  const byPath = new Map(documents.map((d) => [documentPath(d), d]));
   const parts: SubmissionsFile[] = [];
-  for (const file of mainSubmissionFilesFirst(ctx.files(dir, ".json"))) {
+  for (const file of mainSubmissionFilesFirst([...byPath.keys()])) {
+    const document = byPath.get(file) as EdgarDocument;
     const parsed = ctx.guard(file, "submissions", () =>
-      parseSubmissions(ctx.read(file), ctx.name(file), ctx.parseOptions),
+      parseSubmissions(readDocument(ctx, document), ctx.name(file), ctx.parseOptions),
     );
     if (!parsed) continue;
     ctx.count("submissions", file, parsed.filings.length, parsed.skipped);
@@ -259,15 +290,9 @@ function noteUnread(ctx: ImportContext): void {
   note(passedOver, "not in the format of their folder");
 }
 
-/** Companies of the filer-metadata table whose own submissions file was not imported. */
-function addListedFilers(ctx: ImportContext, companies: CompanyWithFilings[], file: string): void {
-  companies.push(
-    ...filersWithoutSubmissions(companies, ctx.readOne(file, "filer_metadata", parseFilerMetadata)),
-  );
-}
-
-function cikOfFile(file: string): string {
-  return normalizeCik(/CIK(\d{10})/i.exec(basename(file))?.[1] ?? "") ?? basename(file);
+function cikOfDocument(document: EdgarDocument): string {
+  const name = basename(documentPath(document));
+  return normalizeCik(/CIK(\d{10})/i.exec(name)?.[1] ?? "") ?? name;
 }
 
 /** Dividend history and the earnings calendar, keyed to securities (CIK filled from EDGAR). */
