@@ -10,9 +10,8 @@ import { type DerivedRow, deriveSecurity, type SecurityInputs } from "../../src/
 import type { CompanyStatements, SharesObservation } from "../../src/ingest/rules/inputs.ts";
 import { inferSplits, splitRatio } from "../../src/ingest/rules/splits.ts";
 import type { PriceRow } from "../../src/ingest/sources/price-files.ts";
+import type { DerivedDocuments } from "../../src/snapshot/documents.ts";
 import { balance, cashFlow, income } from "./rules/builders.ts";
-
-type Json = Record<string, unknown>;
 
 const bar = (date: string, close: number): PriceRow => ({
   date,
@@ -132,10 +131,10 @@ function inputs(over: Partial<SecurityInputs> = {}): SecurityInputs {
   };
 }
 
-function doc(rows: DerivedRow[], kind: DerivedRow["kind"]): Json {
+function doc<K extends keyof DerivedDocuments>(rows: DerivedRow[], kind: K): DerivedDocuments[K] {
   const row = rows.find((r) => r.kind === kind);
   if (!row) throw new Error(`no ${kind} document`);
-  return JSON.parse(row.body) as Json;
+  return JSON.parse(row.body) as DerivedDocuments[K];
 }
 
 /** A later TTM (to 2024-06-30) first filed 2024-08-01, after the last price of 2024-06-28. */
@@ -167,12 +166,12 @@ describe("deriveSecurity: market-based yields", () => {
   test("statements filed before the last price: yields on close × shares", () => {
     const rows = deriveSecurity(inputs());
     // Market cap = 20 (close 2024-06-28) × 100 shares = 2000.
-    const valuation = doc(rows, "valuation").valuation as Json;
+    const valuation = doc(rows, "valuation").valuation;
     expect(valuation.date).toBe("2024-06-28");
     expect(valuation.market_cap).toBe(2000);
     const m = doc(rows, "metrics");
     expect(m.metadata).toMatchObject({ symbol: "TEST", as_of_date: "2024-03-31", period_type: "ttm" });
-    const metrics = m.metrics as Json;
+    const metrics = m.metrics;
     // shareholder_yield = (dividends 20 + net buybacks 30) / 2000 = 0.025
     expect(metrics.shareholder_yield).toBeCloseTo(0.025, 15);
     // buyback_yield = 30 / 2000 = 0.015
@@ -180,10 +179,10 @@ describe("deriveSecurity: market-based yields", () => {
     // dividend_yield_ttm = 20 / 2000 = 0.01
     expect(metrics.dividend_yield_ttm).toBeCloseTo(0.01, 15);
     // Capital allocation (FY 2023): buyback_yield = (36 − 6) / 2000 = 0.015
-    const capital = doc(rows, "capital_allocation").capital_allocation as Json;
+    const capital = doc(rows, "capital_allocation").capital_allocation;
     expect(capital.buyback_yield).toBeCloseTo(0.015, 15);
     // Owner earnings (TTM): (150 − 30) / 2000 = 0.06
-    const owner = doc(rows, "owner_earnings").owner_earnings as Json;
+    const owner = doc(rows, "owner_earnings").owner_earnings;
     expect(owner.owner_earnings_estimated).toBe(120);
     expect(owner.owner_earnings_yield).toBeCloseTo(0.06, 15);
   });
@@ -192,22 +191,22 @@ describe("deriveSecurity: market-based yields", () => {
     const rows = deriveSecurity(inputs({ statements: statements(LATER) }));
     // The valuation is point in time: on 2024-06-28 only the TTM to 2024-03-31 was filed,
     // so it still exists with market cap 20 × 100 = 2000 and P/E 2000 / 100 = 20.
-    const valuation = doc(rows, "valuation").valuation as Json;
+    const valuation = doc(rows, "valuation").valuation;
     expect(valuation.market_cap).toBe(2000);
     expect(valuation.pe_ratio).toBe(20);
     // Metrics use the latest TTM (to 2024-06-30, filed 2024-08-01): dividing its buybacks
     // by a market cap of 2024-06-28 would mix dates, so the yields are null ...
     const m = doc(rows, "metrics");
     expect(m.metadata).toMatchObject({ as_of_date: "2024-06-30", period_type: "ttm" });
-    const metrics = m.metrics as Json;
+    const metrics = m.metrics;
     expect(metrics.shareholder_yield).toBeNull();
     expect(metrics.buyback_yield).toBeNull();
     expect(metrics.dividend_yield_ttm).toBeNull();
     // ... while the other metrics are computed: net margin 110 / 1100 = 0.1.
     expect(metrics.net_margin).toBeCloseTo(0.1, 15);
     // Capital allocation and owner earnings share the rule.
-    expect((doc(rows, "capital_allocation").capital_allocation as Json).buyback_yield).toBeNull();
-    expect((doc(rows, "owner_earnings").owner_earnings as Json).owner_earnings_yield).toBeNull();
+    expect(doc(rows, "capital_allocation").capital_allocation.buyback_yield).toBeNull();
+    expect(doc(rows, "owner_earnings").owner_earnings.owner_earnings_yield).toBeNull();
   });
 
   test("without prices there is no valuation and no yield, but the fundamentals (and earnings dates) exist", () => {
@@ -215,7 +214,7 @@ describe("deriveSecurity: market-based yields", () => {
     const kinds = rows.map((r) => r.kind).sort();
     // Earnings are dated by the statements' own filing dates when there is no price.
     expect(kinds).toEqual(["capital_allocation", "earnings", "growth", "metrics", "owner_earnings"]);
-    expect((doc(rows, "metrics").metrics as Json).buyback_yield).toBeNull();
+    expect(doc(rows, "metrics").metrics.buyback_yield).toBeNull();
   });
 });
 
@@ -232,23 +231,23 @@ describe("deriveSecurity: inferred splits and the last price", () => {
       { first_filed: "2025-02-15" },
     );
     const rows = deriveSecurity(inputs({ shares, statements: statements({ income: [fy2024] }, 4) }));
-    expect((doc(rows, "valuation").valuation as Json).market_cap).toBe(2000);
-    const history = doc(rows, "valuation_history").valuation_history as Json[];
+    expect(doc(rows, "valuation").valuation.market_cap).toBe(2000);
+    const history = doc(rows, "valuation_history").valuation_history;
     // Month ends: 2024-05-31 (close 21 × 100 = 2100) and 2024-06-28 (20 × 100 = 2000).
     expect(history.map((r) => [r.date, r.market_cap])).toEqual([
       ["2024-05-31", 2100],
       ["2024-06-28", 2000],
     ]);
-    const points = doc(rows, "valuation_points").points as Json[];
+    const points = doc(rows, "valuation_points").points;
     expect(points.map((p) => p.market_cap)).toEqual([2100, 2000]);
     // On the closes' basis FY 2024 has 420 / 4 = 105 shares and EPS 0.25 × 4 = 1; FY 2023
     // (100 shares, EPS 0.9 as filed on 2024-02-15; 400 and 0.225 on today's basis) is back at
     // 100 and 0.9: share count growth 105 / 100 − 1 = 0.05,
     // EPS growth 1 / 0.9 − 1 = 0.111…, not 420 / 100 − 1 = 3.2 and 0.25 / 0.9 − 1 = −0.72.
-    const growth = doc(rows, "growth").growth as Json;
+    const growth = doc(rows, "growth").growth;
     expect(growth.share_count_growth_1y).toBeCloseTo(0.05, 12);
     expect(growth.eps_growth_1y).toBeCloseTo(1 / 0.9 - 1, 12);
-    const capital = doc(rows, "capital_allocation").capital_allocation as Json;
+    const capital = doc(rows, "capital_allocation").capital_allocation;
     expect(capital.share_count_diluted).toBe(105);
     expect(capital.share_count_change_1y).toBe(5);
   });
@@ -259,10 +258,10 @@ describe("deriveSecurity: inferred splits and the last price", () => {
     const shares = [...SHARES, { date: "2024-05-20", filed: "2024-06-01", value: 400 }];
     const rows = deriveSecurity(inputs({ shares }));
     // 2024-06-28: the 400 count is filed → 20 × 400 = 8000.
-    expect((doc(rows, "valuation").valuation as Json).market_cap).toBe(8000);
+    expect(doc(rows, "valuation").valuation.market_cap).toBe(8000);
     // 2024-05-31: only the 100 count (as of 2024-04-20) is filed; × 4 for the later split
     // → 21 × 400 = 8400. The 400 count itself (filed 2024-06-01) is not used yet.
-    const history = doc(rows, "valuation_history").valuation_history as Json[];
+    const history = doc(rows, "valuation_history").valuation_history;
     expect(history.map((r) => [r.date, r.market_cap])).toEqual([
       ["2024-05-31", 8400],
       ["2024-06-28", 8000],
