@@ -4,6 +4,7 @@
  */
 
 import { STATEMENT_FIELDS, type StatementKind } from "../domain/statements.ts";
+import { historyColumns, securityFiguresColumns } from "./typed-tables.ts";
 
 export type ColumnType = "VARCHAR" | "DATE" | "TIMESTAMP" | "DOUBLE" | "BIGINT" | "INTEGER" | "BOOLEAN";
 export type Columns = readonly (readonly [name: string, type: ColumnType])[];
@@ -131,6 +132,10 @@ export const SNAPSHOT_TABLES = {
     ["fifty_two_week_high", "DOUBLE"],
     ["fifty_two_week_low", "DOUBLE"],
   ],
+  // The typed analytic tables (typed-tables.ts): the derived documents' fields as columns.
+  security_figures: securityFiguresColumns(),
+  valuation_history: historyColumns("valuation_history"),
+  valuation_points: historyColumns("valuation_points"),
 } as const satisfies Record<string, Columns>;
 
 export type TableName = keyof typeof SNAPSHOT_TABLES;
@@ -182,4 +187,7 @@ export const TABLE_ORDER: Record<TableName, string> = {
   balance_sheet: "cik, period_type, period_end DESC",
   cash_flow_statement: "cik, period_type, period_end DESC",
   income_statement: "cik, period_type, period_end DESC",
+  security_figures: "symbol",
+  valuation_history: "symbol, date",
+  valuation_points: "symbol, date",
 };

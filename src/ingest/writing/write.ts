@@ -21,6 +21,7 @@ import {
 import type { PriceColumns } from "./price-columns.ts";
 import { PriceFileWriter } from "./price-file.ts";
 import { StagedTable } from "./staged-table.ts";
+import { writeTypedTables } from "./typed-tables.ts";
 
 /** Rows, or characters of text, a staged table holds before it is spilled to a Parquet part (bounds memory). */
 const SPILL_ROWS = 1_000_000;
@@ -95,6 +96,11 @@ export class SnapshotWriter {
     const files: NonNullable<Manifest["files"]> = {};
     try {
       for (const [table, staged] of this.staged) tables[table] = await this.writeTable(table, staged);
+      const entry = async (file: string, rows: number) => {
+        const { bytes, sha256 } = await this.fileEntry(file);
+        return { file, rows, bytes, sha256 };
+      };
+      Object.assign(tables, await writeTypedTables(this.db, this.dir, tables, entry));
       const prices = this.prices.finish();
       for (const file of prices.files) files[file] = await this.fileEntry(file);
     } catch (error) {
