@@ -1,0 +1,193 @@
+import type { Database } from "bun:sqlite";
+import type { ApiKeyInfo } from "../accounts/store.ts";
+import { decide, showConsent } from "./authorize.ts";
+import { failurePage } from "./consent-page.ts";
+import { type AddressThrottle, type KeyChecker, keyStands, type OAuthContext } from "./context.ts";
+import { authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, resourceOf } from "./metadata.ts";
+import { PendingRequests } from "./pending.ts";
+import { readRegistration, registered } from "./register.ts";
+import { jsonNoStore, jsonPublic, oauthError, preflight } from "./responses.ts";
+import { hashSecret, PREFIX } from "./secrets.ts";
+import { OAuthStore } from "./store.ts";
+import { revoke, token } from "./token.ts";
+
+export { resourceMetadataUrl } from "./metadata.ts";
+
+/** Registrations one address may make a minute (Claude registers on every connection). */
+export const REGISTRATIONS_PER_MINUTE = 10;
+/** Registered clients at most; past it, idle ones are forgotten, else registration waits. */
+const MAX_CLIENTS = 50_000;
+/** A client unused this long without a live grant is forgotten. */
+const CLIENT_IDLE_MS = 30 * 24 * 3600_000;
+/** Expired codes and tokens are deleted at most this often (on a token request). */
+const SWEEP_EVERY_MS = 3600_000;
+
+/** What the authorization server is built from. */
+export interface OAuthDeps {
+  /** The accounts database (its migrations hold the OAuth tables). */
+  db: Database;
+  /** The REST gate's key check (`Billing`): a pasted key is checked exactly like a call's. */
+  keys: KeyChecker;
+  /**
+   * The public URL clients reach this server at, e.g. `https://stocks.example.com` (the
+   * issuer); read on each request, since a server not told its URL knows it once it listens.
+   */
+  publicUrl: () => string;
+  /** Refused keys per address (the REST edge's limit of failed authentications). */
+  authFailures: AddressThrottle;
+  /** Registrations per address. */
+  registrations: AddressThrottle;
+  now?: () => Date;
+}
+
+/** A live access token, as the `/mcp` gate needs it. */
+export interface VerifiedAccess {
+  /** The API key that approved the grant: the call runs, and is charged, as this key. */
+  key: ApiKeyInfo;
+  clientId: string;
+  scopes: string[];
+  /** Seconds since the epoch. */
+  expiresAt: number;
+  /** The token's audience (always this server's `/mcp`). */
+  resource: string;
+}
+
+/** The authorization server: its HTTP handler and the access-token check of the resource server. */
+export interface OAuthServer {
+  /** Answers a request on `/oauth/*` or `/.well-known/*`; `address` is the client's, for the throttles. */
+  handle(request: Request, address: string): Promise<Response>;
+  /**
+   * The live access token `presented` stands for, or null for every kind of bad one (not an
+   * access token, unknown, expired, revoked, for another audience, its key disabled or
+   * expired — which also revokes its grant for good).
+   */
+  verifyAccessToken(presented: string, now: Date): VerifiedAccess | null;
+  /** The protected resource (`/mcp` under the issuer). */
+  readonly resource: string;
+}
+
+/** Whether a path is the authorization server's (for the HTTP layer's routing). */
+export function isOAuthPath(pathname: string): boolean {
+  return pathname.startsWith("/oauth/") || pathname.startsWith("/.well-known/");
+}
+
+/**
+ * stockd as its own OAuth 2.1 authorization server for `/mcp` (docs/oauth.md): discovery
+ * documents, dynamic client registration, the consent page, tokens and revocation.
+ */
+export function createOAuthServer(deps: OAuthDeps): OAuthServer {
+  const ctx: OAuthContext = {
+    store: new OAuthStore(deps.db),
+    pending: new PendingRequests(),
+    keys: deps.keys,
+    get issuer() {
+      return deps.publicUrl().replace(/\/+$/, "");
+    },
+    get resource() {
+      return resourceOf(this.issuer);
+    },
+    authFailures: deps.authFailures,
+    registrations: deps.registrations,
+    now: deps.now ?? (() => new Date()),
+  };
+  let swept = 0;
+  const sweep = () => {
+    const now = ctx.now();
+    if (now.getTime() - swept < SWEEP_EVERY_MS) return;
+    swept = now.getTime();
+    ctx.store.forgetExpired(now.toISOString());
+  };
+  return {
+    get resource() {
+      return ctx.resource;
+    },
+    async handle(request, address) {
+      const url = new URL(request.url);
+      const issuer = ctx.issuer;
+      const route = `${request.method} ${url.pathname}`;
+      switch (route) {
+        case "GET /.well-known/oauth-protected-resource":
+        case "GET /.well-known/oauth-protected-resource/mcp":
+          return jsonPublic(protectedResourceMetadata(issuer));
+        case "GET /.well-known/oauth-authorization-server":
+          return jsonPublic(authorizationServerMetadata(issuer));
+        case `GET ${ENDPOINTS.authorize}`:
+          return showConsent(ctx, url);
+        case `POST ${ENDPOINTS.authorize}`:
+          return decide(ctx, request, address);
+        case `POST ${ENDPOINTS.token}`:
+          sweep();
+          return token(ctx, request, url);
+        case `POST ${ENDPOINTS.register}`:
+          return register(ctx, request, url, address);
+        case `POST ${ENDPOINTS.revoke}`:
+          return revoke(ctx, request, url);
+      }
+      if (request.method === "OPTIONS") return preflight();
+      return notServed(request.method, url.pathname);
+    },
+    verifyAccessToken(presented, now) {
+      if (!presented.startsWith(PREFIX.access) || presented.length > 100) return null;
+      const found = ctx.store.findAccessToken(hashSecret(presented));
+      if (!found || found.grant.revoked_at !== null || Date.parse(found.expires_at) <= now.getTime())
+        return null;
+      if (found.grant.resource !== ctx.resource) return null;
+      if (!keyStands(found.key, now)) {
+        ctx.store.revokeGrant(found.grant.id, now.toISOString());
+        return null;
+      }
+      return {
+        key: found.key,
+        clientId: found.grant.client_id,
+        scopes: found.grant.scope.split(" "),
+        expiresAt: Math.floor(Date.parse(found.expires_at) / 1000),
+        resource: found.grant.resource,
+      };
+    },
+  };
+}
+
+/** A path of no endpoint (404), or an endpoint's path with another method (405). */
+function notServed(method: string, pathname: string): Response {
+  if (pathname === ENDPOINTS.authorize)
+    return failurePage("Method not allowed", `${method} is not used here.`, 405, undefined, {
+      allow: "GET, POST",
+    });
+  const endpoint = (Object.values(ENDPOINTS) as string[]).includes(pathname);
+  return jsonNoStore(
+    {
+      error: "invalid_request",
+      error_description: endpoint ? `${pathname} takes POST` : `no endpoint at ${pathname}`,
+    },
+    endpoint ? 405 : 404,
+    endpoint ? { allow: "POST, OPTIONS" } : {},
+  );
+}
+
+/** POST /oauth/register: throttled per address, bounded in total, then stored. */
+async function register(ctx: OAuthContext, request: Request, url: URL, address: string): Promise<Response> {
+  if (url.search !== "") return oauthError("invalid_request", "the registration goes in the JSON body");
+  const blocked = ctx.registrations.blockedFor(address);
+  if (blocked > 0)
+    return oauthError(
+      "slow_down",
+      `too many registrations from this address; try again in ${blocked} seconds`,
+      {
+        "retry-after": String(blocked),
+      },
+    );
+  const now = ctx.now();
+  const read = await readRegistration(request, now);
+  if (!read.ok) return read.response;
+  if (ctx.store.clientCount() >= MAX_CLIENTS) {
+    ctx.store.forgetIdleClients(new Date(now.getTime() - CLIENT_IDLE_MS).toISOString());
+    if (ctx.store.clientCount() >= MAX_CLIENTS)
+      return oauthError(
+        "temporarily_unavailable",
+        "this server holds as many clients as it may; try again later",
+      );
+  }
+  ctx.registrations.fail(address);
+  ctx.store.addClient(read.client);
+  return registered(read.client);
+}

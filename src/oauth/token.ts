@@ -1,0 +1,147 @@
+import { isOurResource, keyStands, type OAuthContext } from "./context.ts";
+import { jsonNoStore, oauthError, readForm } from "./responses.ts";
+import { hashSecret, LIFETIME_MS, newSecret, pkceMatches } from "./secrets.ts";
+import type { Grant, OAuthClient, Redeemable } from "./store.ts";
+
+/** A token or revocation request's form: a few short fields. */
+const MAX_FORM_BYTES = 4096;
+/** A PKCE code verifier (RFC 7636 §4.1): 43 to 128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/**
+ * POST /oauth/token: the `authorization_code` grant (with PKCE) and the `refresh_token` grant
+ * (rotating), for public clients (`client_id` in the form, no secret). Errors are RFC 6749
+ * §5.2 JSON; nothing is cached.
+ */
+export async function token(ctx: OAuthContext, request: Request, url: URL): Promise<Response> {
+  if (url.search !== "")
+    return oauthError("invalid_request", "codes and tokens go in the form body, never in the URL");
+  const form = await readForm(request, MAX_FORM_BYTES);
+  if (typeof form === "string") return oauthError("invalid_request", form);
+  const grantType = form.get("grant_type");
+  if (grantType !== "authorization_code" && grantType !== "refresh_token")
+    return grantType === undefined
+      ? oauthError("invalid_request", "grant_type is required")
+      : oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
+  const client = ctx.store.findClient((form.get("client_id") ?? "").slice(0, 100));
+  // An unknown client is told so (401): clients register again on it.
+  if (!client) return oauthError("invalid_client", "unknown client_id; register again");
+  return grantType === "authorization_code" ? byCode(ctx, client, form) : byRefreshToken(ctx, client, form);
+}
+
+function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Response {
+  const code = form.get("code");
+  const verifier = form.get("code_verifier");
+  const redirectUri = form.get("redirect_uri");
+  if (!code || !verifier || !redirectUri)
+    return oauthError("invalid_request", "code, code_verifier and redirect_uri are required");
+  if (!VERIFIER.test(verifier))
+    return oauthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters");
+  const now = ctx.now();
+  const found = redeemable(
+    ctx,
+    ctx.store.redeemCode(hashSecret(code), now.toISOString()),
+    client,
+    form,
+    now,
+    "code",
+  );
+  if (found instanceof Response) return found;
+  if (found.redirect_uri !== redirectUri)
+    return oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
+  if (!pkceMatches(verifier, found.code_challenge as string))
+    return oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
+  return issue(ctx, found.grant, client, now);
+}
+
+function byRefreshToken(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Response {
+  const presented = form.get("refresh_token");
+  if (!presented) return oauthError("invalid_request", "refresh_token is required");
+  const now = ctx.now();
+  const redeemed = ctx.store.redeemRefreshToken(hashSecret(presented), now.toISOString());
+  const found = redeemable(ctx, redeemed, client, form, now, "refresh token");
+  if (found instanceof Response) return found;
+  const granted = found.grant.scope.split(" ");
+  const asked = form.get("scope");
+  if (asked?.split(" ").some((s) => !granted.includes(s)))
+    return oauthError("invalid_scope", `the grant covers ${found.grant.scope} only`);
+  return issue(ctx, found.grant, client, now);
+}
+
+/**
+ * A redeemed code or refresh token if it may be used, else the refusal, checked in this order: unknown; used before
+ * (a replay: the whole grant is revoked, since one of the two holders is not its owner);
+ * another client's; expired; its grant revoked; the approving key disabled or expired (the
+ * grant dies with it); a `resource` other than the grant's.
+ */
+function redeemable(
+  ctx: OAuthContext,
+  found: Redeemable | null,
+  client: OAuthClient,
+  form: Map<string, string>,
+  now: Date,
+  what: string,
+): Redeemable | Response {
+  if (!found) return oauthError("invalid_grant", `unknown ${what}`);
+  const at = now.toISOString();
+  if (found.used_at !== null) {
+    ctx.store.revokeGrant(found.grant.id, at);
+    return oauthError(
+      "invalid_grant",
+      `this ${what} was used before; every token issued with its grant is revoked`,
+    );
+  }
+  if (found.grant.client_id !== client.client_id)
+    return oauthError("invalid_grant", `the ${what} was issued to another client`);
+  if (Date.parse(found.expires_at) <= now.getTime())
+    return oauthError("invalid_grant", `the ${what} has expired`);
+  if (found.grant.revoked_at !== null) return oauthError("invalid_grant", "the grant has been revoked");
+  if (!keyStands(found.key, now)) {
+    ctx.store.revokeGrant(found.grant.id, at);
+    return oauthError("invalid_grant", "the API key that approved this grant is disabled or expired");
+  }
+  const resource = form.get("resource");
+  if (resource !== undefined && (!isOurResource(ctx, resource) || found.grant.resource !== ctx.resource))
+    return oauthError("invalid_target", `tokens of this grant are for ${found.grant.resource} only`);
+  return found;
+}
+
+/** A new access token, and a new refresh token when the client registered the refresh grant. */
+function issue(ctx: OAuthContext, grant: Grant, client: OAuthClient, now: Date): Response {
+  const access = newSecret("access");
+  const refresh = client.grant_types.includes("refresh_token") ? newSecret("refresh") : null;
+  const ms = now.getTime();
+  ctx.store.addTokens(
+    grant.id,
+    { hash: hashSecret(access), expires_at: new Date(ms + LIFETIME_MS.access).toISOString() },
+    refresh === null
+      ? null
+      : { hash: hashSecret(refresh), expires_at: new Date(ms + LIFETIME_MS.refresh).toISOString() },
+    now.toISOString(),
+  );
+  return jsonNoStore({
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: LIFETIME_MS.access / 1000,
+    ...(refresh === null ? {} : { refresh_token: refresh }),
+    scope: grant.scope,
+  });
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009): a client revokes one of its access or refresh tokens, and
+ * with it the whole grant. The answer is 200 whether or not the token was known, so it tells
+ * nothing about other tokens; another client's token is left alone.
+ */
+export async function revoke(ctx: OAuthContext, request: Request, url: URL): Promise<Response> {
+  if (url.search !== "") return oauthError("invalid_request", "tokens go in the form body, never in the URL");
+  const form = await readForm(request, MAX_FORM_BYTES);
+  if (typeof form === "string") return oauthError("invalid_request", form);
+  const presented = form.get("token");
+  if (!presented) return oauthError("invalid_request", "token is required");
+  const client = ctx.store.findClient((form.get("client_id") ?? "").slice(0, 100));
+  if (!client) return oauthError("invalid_client", "unknown client_id");
+  const grant = ctx.store.grantOfSecret(hashSecret(presented));
+  if (grant && grant.client_id === client.client_id) ctx.store.revokeGrant(grant.id, ctx.now().toISOString());
+  return jsonNoStore({});
+}
