@@ -9,12 +9,45 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Bearer token for `GET /metrics`; null leaves /metrics disabled (404). */
   readonly metricsToken: string | null;
+  /** The API key `stockd mcp` serves its client with (the client's credentials); null when unset. */
+  readonly apiKey: string | null;
   /** The configuration file that was read, if any. */
   readonly configFile: string | null;
   /** How often the server looks for key and credit changes made by other processes. */
   readonly accountsPollMs: number;
   readonly limits: Limits;
+  readonly sync: SyncSettings;
 }
+
+/** Settings of `stockd sync` (docs/sync.md): the SEC client and the price provider. */
+export interface SyncSettings {
+  /** The declared User-Agent every SEC request carries ("Name email"); null when unset. */
+  readonly secUserAgent: string | null;
+  /**
+   * One base URL standing for both www.sec.gov and data.sec.gov (their paths do not collide),
+   * or null for the SEC's own two hosts.
+   */
+  readonly secUrl: string | null;
+  /** SEC requests per second, all hosts together; at most 10, as the SEC asks. */
+  readonly secRequestsPerSecond: number;
+  /** How long all SEC traffic pauses after a 403 rate-threshold page or a 429. */
+  readonly secPauseMs: number;
+  /** Deadline of one request, body included (a stalled connection fails at it). */
+  readonly requestTimeoutMs: number;
+  /** The price provider, or null for none (users drop their own files into the mirror). */
+  readonly priceProvider: PriceProviderName | null;
+  /** The provider's pace; null for its own default (Alpha Vantage 5, Yahoo 40 a minute). */
+  readonly priceRequestsPerMinute: number | null;
+  /** The Alpha Vantage key; never logged. */
+  readonly alphaVantageKey: string | null;
+  readonly alphaVantageUrl: string;
+  readonly yahooUrl: string;
+}
+
+export type PriceProviderName = "alphavantage" | "yahoo";
+const PRICE_PROVIDERS: readonly PriceProviderName[] = ["alphavantage", "yahoo"];
+/** The SEC's fair-access ceiling: 10 requests a second per user. */
+export const SEC_MAX_REQUESTS_PER_SECOND = 10;
 
 /** Resource limits of the serving process (see http/limits.ts). */
 export interface Limits {
@@ -44,6 +77,7 @@ export interface ConfigOverrides {
   logLevel?: string | undefined;
   /** `--config FILE`: read this file instead of looking for `stockd.toml`. */
   config?: string | undefined;
+  userAgent?: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +101,7 @@ export const SETTINGS = {
   port: { flag: "port", env: "PORT", fallback: "8080" },
   log_level: { flag: "logLevel", env: "STOCKD_LOG_LEVEL", fallback: "info" },
   metrics_token: { flag: null, env: "STOCKD_METRICS_TOKEN", fallback: null },
+  api_key: { flag: null, env: "STOCKD_API_KEY", fallback: null },
   rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
   rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
   max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
@@ -74,6 +109,16 @@ export const SETTINGS = {
   heavy_calls_at_once: { flag: null, env: "STOCKD_HEAVY_CALLS_AT_ONCE", fallback: "2" },
   auth_failures_per_minute: { flag: null, env: "STOCKD_AUTH_FAILURES_PER_MINUTE", fallback: "30" },
   request_timeout_ms: { flag: null, env: "STOCKD_REQUEST_TIMEOUT_MS", fallback: "10000" },
+  sec_user_agent: { flag: "userAgent", env: "STOCKD_SEC_USER_AGENT", fallback: null },
+  sec_url: { flag: null, env: "STOCKD_SEC_URL", fallback: null },
+  sec_requests_per_second: { flag: null, env: "STOCKD_SEC_REQUESTS_PER_SECOND", fallback: "5" },
+  sec_pause_seconds: { flag: null, env: "STOCKD_SEC_PAUSE_SECONDS", fallback: "600" },
+  sync_timeout_ms: { flag: null, env: "STOCKD_SYNC_TIMEOUT_MS", fallback: "60000" },
+  price_provider: { flag: null, env: "STOCKD_PRICE_PROVIDER", fallback: null },
+  price_requests_per_minute: { flag: null, env: "STOCKD_PRICE_REQUESTS_PER_MINUTE", fallback: null },
+  alphavantage_api_key: { flag: null, env: "STOCKD_ALPHAVANTAGE_API_KEY", fallback: null },
+  alphavantage_url: { flag: null, env: "STOCKD_ALPHAVANTAGE_URL", fallback: "https://www.alphavantage.co" },
+  yahoo_url: { flag: null, env: "STOCKD_YAHOO_URL", fallback: "https://query1.finance.yahoo.com" },
 } as const satisfies Record<string, Setting>;
 
 type SettingName = keyof typeof SETTINGS;
@@ -109,6 +154,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     port: parsePort(raw("port")),
     logLevel: parseLogLevel(raw("log_level")),
     metricsToken: parseMetricsToken(raw("metrics_token")),
+    apiKey: parseApiKey(raw("api_key")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
     limits: Object.freeze({
@@ -119,6 +165,21 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
       heavySlots: parsePositive(raw("heavy_calls_at_once")),
       authFailuresPerMinute: parsePositive(raw("auth_failures_per_minute")),
       requestTimeoutMs: parsePositive(raw("request_timeout_ms")),
+    }),
+    sync: Object.freeze({
+      secUserAgent: parseUserAgent(raw("sec_user_agent")),
+      secUrl: raw("sec_url").value === null ? null : parseBaseUrl(raw("sec_url")),
+      secRequestsPerSecond: parseSecRate(raw("sec_requests_per_second")),
+      secPauseMs: parseSeconds(raw("sec_pause_seconds")) * 1000,
+      requestTimeoutMs: parsePositive(raw("sync_timeout_ms")),
+      priceProvider: parsePriceProvider(raw("price_provider")),
+      priceRequestsPerMinute:
+        raw("price_requests_per_minute").value === null
+          ? null
+          : parsePositive(raw("price_requests_per_minute")),
+      alphaVantageKey: parseSecret(raw("alphavantage_api_key")),
+      alphaVantageUrl: parseBaseUrl(raw("alphavantage_url")),
+      yahooUrl: parseBaseUrl(raw("yahoo_url")),
     }),
   };
   return Object.freeze(config);
@@ -136,6 +197,7 @@ export function configOverrides(flags: ReadonlyMap<string, string | true>): Conf
     port: get("port"),
     logLevel: get("log-level"),
     config: get("config"),
+    userAgent: get("user-agent"),
   };
 }
 
@@ -228,11 +290,79 @@ function parseLogLevel(raw: Raw): LogLevel {
 }
 
 /** Printable ASCII without spaces (it travels in an Authorization header), at least 16 characters. */
+/** An API key as `stockd mcp` presents it: printable ASCII without spaces (checked like any key once used). */
+function parseApiKey(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(raw.value))
+    throw new ConfigError(`${raw.where}: expected an API key (sk_...); the value is not shown`);
+  return raw.value;
+}
+
 function parseMetricsToken(raw: Raw): string | null {
   if (raw.value === null || raw.value === "") return null;
   if (typeof raw.value !== "string" || !/^[\x21-\x7e]{16,200}$/.test(raw.value))
     throw new ConfigError(
       `${raw.where}: expected 16 to 200 printable ASCII characters without spaces (the value is not shown)`,
+    );
+  return raw.value;
+}
+
+/**
+ * The SEC asks for "Sample Company Name AdminContact@<sample company domain>.com": printable
+ * ASCII with an e-mail address in it.
+ */
+function parseUserAgent(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (
+    typeof raw.value !== "string" ||
+    !/^[\x20-\x7e]{3,200}$/.test(raw.value) ||
+    !/\S+@\S+\.\S+/.test(raw.value)
+  )
+    throw bad(raw, 'a name and an e-mail address, e.g. "Acme Research ops@acme.example"');
+  return raw.value.trim();
+}
+
+/** An http(s) URL without a query; a trailing slash is dropped. */
+function parseBaseUrl(raw: Raw): string {
+  const text = nonEmptyString(raw, "an http(s) URL");
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw bad(raw, "an http(s) URL");
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash)
+    throw bad(raw, "an http(s) URL without a query");
+  return text.replace(/\/+$/, "");
+}
+
+function parseSecRate(raw: Raw): number {
+  const rate = parsePositive(raw);
+  if (rate > SEC_MAX_REQUESTS_PER_SECOND)
+    throw bad(raw, `at most ${SEC_MAX_REQUESTS_PER_SECOND} (the SEC's limit per user)`);
+  return rate;
+}
+
+/** Whole seconds from 0 (0 only makes sense against a test server). */
+function parseSeconds(raw: Raw): number {
+  const text = typeof raw.value === "number" ? String(raw.value) : raw.value;
+  if (typeof text !== "string" || !/^\d{1,6}$/.test(text)) throw bad(raw, "whole seconds");
+  return Number(text);
+}
+
+function parsePriceProvider(raw: Raw): PriceProviderName | null {
+  if (raw.value === null || raw.value === "" || raw.value === "none") return null;
+  if (!(PRICE_PROVIDERS as readonly unknown[]).includes(raw.value))
+    throw bad(raw, `one of none, ${PRICE_PROVIDERS.join(", ")}`);
+  return raw.value as PriceProviderName;
+}
+
+/** A provider key: printable ASCII without spaces; never echoed in an error. */
+function parseSecret(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(raw.value))
+    throw new ConfigError(
+      `${raw.where}: expected 1 to 200 printable ASCII characters without spaces (the value is not shown)`,
     );
   return raw.value;
 }

@@ -6,8 +6,10 @@ import { backupCommand } from "./cli/backup.ts";
 import { doctorCommand } from "./cli/doctor.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { commandHelp, generalHelp } from "./cli/help.ts";
+import { mcpCommand } from "./cli/mcp.ts";
 import { demoCommand, serveCommand } from "./cli/serve.ts";
 import { importCommand, snapshotsCommand } from "./cli/snapshots.ts";
+import { syncCommand } from "./cli/sync.ts";
 import { type Config, ConfigError, configOverrides, loadConfig } from "./config.ts";
 import { ImportError } from "./ingest/errors.ts";
 import { BUILD, VERSION } from "./version.ts";
@@ -18,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   demo: demoCommand,
   import: importCommand,
+  sync: syncCommand,
   snapshots: snapshotsCommand,
   users: usersCommand,
   keys: keysCommand,
@@ -25,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   healthcheck: healthcheckCommand,
   doctor: doctorCommand,
   backup: backupCommand,
+  mcp: mcpCommand,
 };
 
 /**

@@ -18,6 +18,23 @@ Generates the fictional demo universe, imports it as a new snapshot and activate
 
 Imports a source directory (SEC, price, dividend, calendar, estimate and FIGI files; see the
 README) into a new snapshot and activates it. Bad input fails with the file and line named.`,
+  sync: `usage: stockd sync --user-agent "NAME EMAIL" [--tickers A,B,...] [--all-listed] [--since YYYY-MM-DD]
+                   [--form4-since YYYY-MM-DD] [--lenient] [--json]
+       stockd sync status [--json]
+
+Fetches what the universe needs from SEC EDGAR (and prices, when a provider is configured)
+into DATA_DIR/sources/, imports it as a new snapshot and activates it (a running server
+follows). The first run fetches each company; later runs read the daily EDGAR indexes since
+the last one and fetch only what changed. The universe grows with --tickers (resolved through
+the SEC's ticker lists) or --all-listed. A failed or interrupted run changes nothing served;
+the next one resumes. One sync at a time per data dir. See docs/sync.md.
+Exit 0 done, 1 stopped (nothing activated), 2 usage, 3 imported with items to retry.`,
+  mcp: `usage: STOCKD_API_KEY=sk_... stockd mcp
+
+Speaks MCP over stdin/stdout for one local client (Claude Desktop and other stdio clients),
+in the name of the API key in STOCKD_API_KEY, against the data dir: the same tools, prices
+and ledger as /mcp on the server (both may run at once). Logs go to stderr. Exits 0 when the
+client closes stdin, 1 for a key that is not valid, 2 without a key. See docs/mcp.md.`,
   snapshots: `usage: stockd snapshots list [--json]
        stockd snapshots activate ID [--json]
 
@@ -58,6 +75,9 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
   serve [--port N] [--host H]        serve HTTP (default 127.0.0.1:8080); a fresh data dir gets the demo data
   demo                               build the demo data set and activate it
   import --from DIR [--lenient]      import a source directory into a new snapshot and activate it
+  sync --user-agent UA [--tickers A,B | --all-listed] | status
+                                     fetch SEC EDGAR (and prices) into DATA_DIR/sources, import, activate
+  mcp                                MCP over stdio for a local client, with the key in STOCKD_API_KEY
   snapshots list | activate ID       list snapshots, switch the active one
   users create --email E [--credits N]
   keys create --user U [--name S] [--expires-at ISO8601] | list --user U | disable ID | enable ID
