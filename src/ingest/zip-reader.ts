@@ -17,10 +17,10 @@ import { ImportError } from "./errors.ts";
 
 /** What an archive may hold; over any of them it is refused. */
 export const ZIP_LIMITS = {
-  /** submissions.zip lists ~990,000 entries (2026). */
-  entries: 4_000_000,
+  /** submissions.zip lists ~990,000 entries (2026); listing a million takes ~600 MB for a moment. */
+  entries: 2_000_000,
   /** The central directory's bytes (about 80 per entry). */
-  directoryBytes: 512 * 1024 * 1024,
+  directoryBytes: 256 * 1024 * 1024,
   /** One entry unpacked: the cap of a companyfacts or submissions file read from a directory. */
   entryBytes: 256 * 1024 * 1024,
   /** The entries read from one archive, unpacked (companyfacts.zip unpacks to ~20 GB). */

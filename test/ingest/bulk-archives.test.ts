@@ -145,6 +145,25 @@ describe("hostile archives fail the import by archive and entry, and the served 
     );
   });
 
+  test("an archive that counts more entries than the limit, or more directory than it holds", async () => {
+    /** The zip64 end record (56 bytes before the locator and the end record) with 8-byte fields set. */
+    const patched = (fields: Record<number, number>) => {
+      const root = syntheticRoot((w) => w.add(ENTRY, FACTS), true);
+      const bytes = readFileSync(join(root, CORRUPT));
+      for (const [at, value] of Object.entries(fields))
+        bytes.writeBigUInt64LE(BigInt(value), bytes.length - 22 - 20 - 56 + Number(at));
+      writeFileSync(join(root, CORRUPT), bytes);
+      return root;
+    };
+    const entries = ZIP_LIMITS.entries + 1;
+    expect(await refused(patched({ 24: entries, 32: entries }))).toBe(
+      `${CORRUPT}: lists ${entries} entries, over the limit of ${ZIP_LIMITS.entries}`,
+    );
+    expect(await refused(patched({ 40: ZIP_LIMITS.directoryBytes + 1 }))).toBe(
+      `${CORRUPT}: its central directory is not where its end record puts it (cut short, or data before it)`,
+    );
+  });
+
   test("a CRC-32 mismatch", async () => {
     expect(await refused(zipOf({ crc32: 0x12345678 }))).toBe(
       `${entry}: fails its CRC-32 check (the archive is damaged)`,
