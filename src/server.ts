@@ -3,8 +3,12 @@ import { Billing } from "./accounts/billing.ts";
 import { AccountsStore } from "./accounts/store.ts";
 import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
+import { AuthFailureThrottle } from "./http/limits.ts";
 import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
+import { mcpDoor } from "./mcp/door.ts";
+import { oauthDoor } from "./oauth/door.ts";
+import { createOAuthServer, REGISTRATIONS_PER_MINUTE } from "./oauth/server.ts";
 import { SnapshotService } from "./query/snapshot.ts";
 import { openDuckDb } from "./snapshot/duckdb.ts";
 import { VERSION } from "./version.ts";
@@ -21,6 +25,9 @@ export interface RunningServer {
   stop(drainMs?: number): Promise<void>;
 }
 
+/** Listening on every address: no host name to allow beyond the loopback ones. */
+const WILDCARD_HOSTS = ["0.0.0.0", "::", ""];
+
 /** How long a shutdown waits for calls in flight: within `docker stop`'s 10 s before SIGKILL. */
 export const DRAIN_TIMEOUT_MS = 8_000;
 
@@ -32,6 +39,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
+  // The URL clients reach this server at: the configured one, else known once it listens.
+  let publicUrl = config.publicUrl ?? "";
+  const oauth = createOAuthServer({
+    db: accounts.db,
+    keys: billing,
+    publicUrl: () => publicUrl,
+    authFailures: new AuthFailureThrottle(config.limits.authFailuresPerMinute),
+    registrations: new AuthFailureThrottle(REGISTRATIONS_PER_MINUTE),
+  });
   const { handle, delivered, bodyLimit, idempotency } = createApp({
     accounts,
     billing,
@@ -41,7 +57,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: config.limits,
     metricsToken: config.metricsToken,
     // Paths outside the REST API, each with its own methods and body limit (http/doors.ts).
-    doors: [],
+    doors: [
+      mcpDoor({
+        billing,
+        publicUrl: () => publicUrl,
+        allowedHosts: WILDCARD_HOSTS.includes(config.host)
+          ? []
+          : [config.host.includes(":") ? `[${config.host}]` : config.host],
+        activeSnapshot: () => snapshots.current()?.manifest ?? null,
+      }),
+      oauthDoor(oauth),
+    ],
   });
   // Remembered idempotent responses are replayed for 24 h; forget older ones hourly.
   idempotency.purge();
@@ -51,6 +77,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const address = transport.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  publicUrl = config.publicUrl ?? url;
   log.info("listening", { url, snapshot: snapshots.current()?.id ?? null, version: VERSION });
   return {
     url,

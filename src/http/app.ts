@@ -85,6 +85,9 @@ export function createApp(deps: AppDeps) {
       return edge.handle(request, client, url, fastPath(url.pathname));
     },
     delivered: (reply: Reply, delivered: boolean) => edge.delivered(reply, delivered),
+    /** A REST GET served in-process in the name of a presented key (Edge.restAs). */
+    restAs: (presented: string, target: string, ledgerName: string) =>
+      edge.restAs(presented, target, ledgerName),
     /** Whether the transport reads a request's body, and up to how many bytes (doors.ts). */
     bodyLimit: (pathname: string, method: string) => bodyLimit(doors, pathname, method),
     /**

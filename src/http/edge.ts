@@ -168,6 +168,28 @@ export class Edge {
   }
 
   /**
+   * A REST GET made in-process in the name of a presented key (`stockd mcp` over stdio): the
+   * key is checked and limited as a door call's, then the call is served like a door's REST
+   * call; its answer counts as delivered once it is handed over.
+   */
+  async restAs(presented: string, target: string, ledgerName: string): Promise<RestAnswer> {
+    const url = new URL(target, "http://stockd.local");
+    const headers = { authorization: `Bearer ${presented}` };
+    const call = new Call(new Request(url.href, { headers }), url, IN_PROCESS, this.viaApp);
+    const refused = this.authenticate(call) ?? this.limit(call);
+    if (refused) {
+      const { status, headers, body } = problem(refused, call.requestId);
+      return { status, headers, body: Buffer.from(body) };
+    }
+    try {
+      return await this.rest(call, target, ledgerName);
+    } finally {
+      this.release(call);
+      for (const made of call.made) this.after.delivered(made, true);
+    }
+  }
+
+  /**
    * A REST GET made by a door call in its key's name: served as the API serves it (snapshot,
    * route, bill, settle), without taking places of its own (the door call holds them); its
    * reply is told of delivery with the door call's (Settlement.delivered).

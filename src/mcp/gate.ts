@@ -24,7 +24,6 @@ export function bearerKey(deps: GateDeps, presented: string, now: Date): ApiKeyI
  * credential, with the challenge that points a client at the protected-resource metadata.
  */
 export function mcpGate(deps: GateDeps): Gate {
-  const challenge = `Bearer resource_metadata="${deps.resourceMetadataUrl}"`;
   return {
     key: (presented, now) => bearerKey(deps, presented, now),
     refusal: () =>
@@ -32,7 +31,7 @@ export function mcpGate(deps: GateDeps): Gate {
         "unauthorized",
         "a valid API key or access token is required: Authorization: Bearer <credential>",
         undefined,
-        { "www-authenticate": challenge },
+        { "www-authenticate": `Bearer resource_metadata="${deps.resourceMetadataUrl}"` },
       ),
   };
 }

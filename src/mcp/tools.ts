@@ -1,0 +1,315 @@
+import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
+import { t } from "elysia";
+import { queryParams } from "../http/params.ts";
+import type { Endpoint } from "../http/pricing.ts";
+import type { Route } from "../http/route.ts";
+import { calendarRoutes } from "../http/routes/calendar.ts";
+import { derivedRoutes } from "../http/routes/documents.ts";
+import { filingsRoutes } from "../http/routes/filings.ts";
+import { securitiesRoutes } from "../http/routes/securities.ts";
+import { statementsRoutes } from "../http/routes/statements.ts";
+import { stocksRoutes } from "../http/routes/stocks.ts";
+
+/** The REST call a tool makes for valid arguments: a path and its query (undefined: left out). */
+export interface RestCall {
+  path: string;
+  query: Record<string, string | number | undefined>;
+}
+
+/** One MCP tool: one family of REST endpoints, each call one REST call at its price. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** The arguments: the REST parameters' own schemas, plus a view of the family where it has several. */
+  input: TObject;
+  /** Takes a `cursor` that continues a series cut at the byte cap. */
+  paged: boolean;
+  /** The REST call for valid arguments (defaults filled in). */
+  rest(args: Args): RestCall;
+  /** Reshapes the REST body before it is shaped for output (e.g. monthly sampling). */
+  transform?(body: unknown, args: Args): unknown;
+}
+
+type Args = Record<string, unknown>;
+
+const ROUTES: readonly Route[] = [
+  ...securitiesRoutes,
+  ...stocksRoutes,
+  ...filingsRoutes,
+  ...statementsRoutes,
+  ...derivedRoutes,
+  ...calendarRoutes,
+];
+
+/** A REST route's parameter schema by name (path or query): the tools take the same models. */
+function param(endpoint: Endpoint, name: string): TSchema {
+  const route = ROUTES.find((r) => r.endpoint === endpoint);
+  const schema = route?.params?.properties[name] ?? route?.query?.properties[name];
+  if (!schema) throw new Error(`route ${endpoint} has no parameter ${name}`);
+  return schema;
+}
+
+/** A REST route's parameter, optional whatever the route says. */
+const optional = (endpoint: Endpoint, name: string) => t.Optional(param(endpoint, name));
+
+/** A tool's arguments: no others allowed; those with a default are not required. */
+function input(properties: TProperties): TObject {
+  const schema = queryParams(properties);
+  schema.additionalProperties = false;
+  return schema;
+}
+
+const Cursor = t.Optional(
+  t.String({
+    minLength: 1,
+    maxLength: 512,
+    description:
+      "next_cursor of the previous result, to get the next rows of the same call (billed as a call)",
+    error: "cursor: must be a next_cursor value from an earlier result",
+  }),
+);
+
+/** A choice among the endpoints of a family. */
+function view(values: readonly string[], description: string) {
+  return t.Union(
+    values.map((v) => t.Literal(v)),
+    { default: values[0], description, error: `view: must be one of ${values.join(", ")}` },
+  );
+}
+
+const symbol = () => param("profile", "symbol");
+const at = (template: string, args: Args) =>
+  template.replace(":symbol", encodeURIComponent(String(args.symbol)));
+
+const COMPANY_VIEWS = { profile: "/stocks/:symbol/profile", quote: "/securities/:symbol/quote" } as const;
+const STATEMENTS = {
+  income: "/stocks/:symbol/income-statement",
+  balance_sheet: "/stocks/:symbol/balance-sheet",
+  cash_flow: "/stocks/:symbol/cash-flow-statement",
+} as const;
+const VALUATION_VIEWS = {
+  current: "/securities/:symbol/valuation",
+  history: "/securities/:symbol/valuation/history",
+  monthly: "/stocks/:symbol/valuation-history",
+} as const;
+const FUNDAMENTAL_VIEWS = {
+  metrics: "/stocks/:symbol/fundamental-metrics",
+  growth: "/stocks/:symbol/growth",
+  capital_allocation: "/stocks/:symbol/capital-allocation",
+  owner_earnings: "/stocks/:symbol/owner-earnings",
+} as const;
+const PAYOUT_VIEWS = {
+  dividend: "/stocks/:symbol/dividend",
+  earnings: "/stocks/:symbol/earnings",
+  estimates: "/stocks/:symbol/estimates",
+} as const;
+
+const viewPath = (views: Record<string, string>, args: Args) => at(views[String(args.view)] as string, args);
+
+/**
+ * The last row of each calendar month, in order: month-end values of a daily series sorted by
+ * date.
+ */
+export function monthEnds(rows: readonly { date: string }[]): { date: string }[] {
+  return rows.filter((row, i) => rows[i + 1]?.date.slice(0, 7) !== row.date.slice(0, 7));
+}
+
+const NULLS = "null means the source has no value for that field (never zero)";
+
+/** The tools, in the order `tools/list` gives them. */
+export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: "search_securities",
+    description:
+      "Find securities by ticker or company name words; returns ticker, name, exchange and ids, best match first. Use it first to resolve a name to a symbol. 1 credit.",
+    input: input({
+      query: param("search", "query"),
+      page: param("search", "page"),
+      per_page: param("search", "per_page"),
+    }),
+    paged: false,
+    rest: (args) => ({
+      path: "/securities/search",
+      query: { query: args.query as string, page: args.page as number, per_page: args.per_page as number },
+    }),
+  },
+  {
+    name: "get_company",
+    description:
+      "A company's profile (identity, sector, listing, SEC ids) or its latest quote (last close, previous close, change, market cap in the price currency). 1 credit.",
+    input: input({ symbol: symbol(), view: view(Object.keys(COMPANY_VIEWS), "profile (default) or quote") }),
+    paged: false,
+    rest: (args) => ({ path: viewPath(COMPANY_VIEWS, args), query: {} }),
+  },
+  {
+    name: "get_statements",
+    description: `Financial statements from SEC XBRL filings, newest period first: income, balance_sheet or cash_flow; annual (default), quarterly or ttm. Amounts in the filing currency, as reported (expenses positive, cash outflows negative); ${NULLS}. 1 credit.`,
+    input: input({
+      symbol: symbol(),
+      statement: t.Union(
+        Object.keys(STATEMENTS).map((v) => t.Literal(v)),
+        {
+          description: "income, balance_sheet or cash_flow",
+          error: "statement: must be income, balance_sheet or cash_flow",
+        },
+      ),
+      period_type: optional("income_statement", "period_type"),
+      start: optional("income_statement", "start"),
+      end: optional("income_statement", "end"),
+      limit: param("income_statement", "limit"),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({
+      path: at(STATEMENTS[args.statement as keyof typeof STATEMENTS], args),
+      query: {
+        period_type: args.period_type as string | undefined,
+        start: args.start as string | undefined,
+        end: args.end as string | undefined,
+        limit: args.limit as number,
+      },
+    }),
+  },
+  {
+    name: "get_prices",
+    description:
+      "Daily prices in [start_date, end_date], oldest first: open, high, low, close in the price currency, volume in shares; sampling=monthly keeps each month's last trading day. 1 credit a call.",
+    input: input({
+      symbol: symbol(),
+      start_date: param("price", "start_date"),
+      end_date: param("price", "end_date"),
+      sampling: t.Union([t.Literal("daily"), t.Literal("monthly")], {
+        default: "daily",
+        description: "daily (default), or monthly: the last trading day of each month",
+        error: "sampling: must be daily or monthly",
+      }),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({
+      path: at("/stocks/:symbol/price", args),
+      query: { start_date: args.start_date as string, end_date: args.end_date as string },
+    }),
+    transform: (body, args) =>
+      args.sampling === "monthly" && Array.isArray(body) ? monthEnds(body as { date: string }[]) : body,
+  },
+  {
+    name: "get_valuation",
+    description: `Valuation: current (multiples such as P/E, EV/EBITDA, yields in percent, and their percentiles against the company's own history; 1 credit), history (yearly multiples; 2 credits) or monthly (month-end price and multiples, approximate and not point-in-time; 2 credits). Negative earnings give null multiples; ${NULLS}.`,
+    input: input({
+      symbol: symbol(),
+      view: view(Object.keys(VALUATION_VIEWS), "current (default), history or monthly"),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({ path: viewPath(VALUATION_VIEWS, args), query: {} }),
+  },
+  {
+    name: "get_fundamentals",
+    description: `Derived fundamentals from the latest filings: metrics (margins and returns in percent, per-share values), growth (year-over-year and multi-year rates in percent), capital_allocation (buybacks, dividends, capex, acquisitions in the filing currency) or owner_earnings. Rates are signed (negative = decline); ${NULLS}. 1 credit.`,
+    input: input({
+      symbol: symbol(),
+      view: view(
+        Object.keys(FUNDAMENTAL_VIEWS),
+        "metrics (default), growth, capital_allocation or owner_earnings",
+      ),
+    }),
+    paged: false,
+    rest: (args) => ({ path: viewPath(FUNDAMENTAL_VIEWS, args), query: {} }),
+  },
+  {
+    name: "get_dividends_earnings",
+    description: `Dividends (history, yield in percent, payout, growth), earnings (reported EPS by quarter with the surprise = actual − estimate) or estimates (analyst consensus). ${NULLS}. 1 credit.`,
+    input: input({
+      symbol: symbol(),
+      view: view(Object.keys(PAYOUT_VIEWS), "dividend (default), earnings or estimates"),
+    }),
+    paged: false,
+    rest: (args) => ({ path: viewPath(PAYOUT_VIEWS, args), query: {} }),
+  },
+  {
+    name: "get_insider_trades",
+    description:
+      "Open-market insider purchases (P) and sales (S) from SEC Form 4, newest first: shares, price, value = shares × price in USD, owner and title. 1 credit.",
+    input: input({
+      symbol: symbol(),
+      start: optional("insider_tradings", "start"),
+      end: optional("insider_tradings", "end"),
+      limit: param("insider_tradings", "limit"),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({
+      path: at("/securities/:symbol/insider_tradings", args),
+      query: {
+        start: args.start as string | undefined,
+        end: args.end as string | undefined,
+        limit: args.limit as number,
+      },
+    }),
+  },
+  {
+    name: "get_filings",
+    description:
+      "SEC filings (form type, filing and report dates, link to the document), newest first, filtered by ticker or CIK, form, date range or accession number. 1 credit.",
+    input: input({
+      ticker: optional("sec_filings", "ticker"),
+      cik: optional("sec_filings", "cik"),
+      form: optional("sec_filings", "form"),
+      start: optional("sec_filings", "start"),
+      end: optional("sec_filings", "end"),
+      accession_number: optional("sec_filings", "accession_number"),
+      page: param("sec_filings", "page"),
+      per_page: param("sec_filings", "per_page"),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({
+      path: "/sec_filings",
+      query: Object.fromEntries(
+        ["ticker", "cik", "form", "start", "end", "accession_number", "page", "per_page"].map((n) => [
+          n,
+          args[n] as string | number | undefined,
+        ]),
+      ),
+    }),
+  },
+  {
+    name: "get_earnings_calendar",
+    description:
+      "Earnings dates with EPS forecast, actual and surprise (actual − forecast, in the reporting currency), by date; optionally for one ticker or CIK and a date range. 1 credit.",
+    input: input({
+      ticker: optional("calendar", "ticker"),
+      cik: optional("calendar", "cik"),
+      start: optional("calendar", "start"),
+      end: optional("calendar", "end"),
+      limit: param("calendar", "limit"),
+      cursor: Cursor,
+    }),
+    paged: true,
+    rest: (args) => ({
+      path: "/calendar/earnings",
+      query: Object.fromEntries(
+        ["ticker", "cik", "start", "end", "limit"].map((n) => [n, args[n] as string | number | undefined]),
+      ),
+    }),
+  },
+  {
+    name: "get_account",
+    description:
+      "Your credit balance, credits held by calls in flight, the key in use and your usage over the last 30 days. Free.",
+    input: input({}),
+    paged: false,
+    rest: () => ({ path: "/account", query: {} }),
+  },
+];
+
+/** A REST call as a request target: the path and its query, parameters left out when undefined. */
+export function targetOf(call: RestCall, snapshot: string | null): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(call.query))
+    if (value !== undefined) query.set(name, String(value));
+  if (snapshot) query.set("snapshot", snapshot);
+  const text = query.toString();
+  return text ? `${call.path}?${text}` : call.path;
+}
