@@ -7,6 +7,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type CliResult, cli } from "./helpers/cli.ts";
 import { tempDir } from "./helpers/env.ts";
 import { ROOT, ServerProcess } from "./helpers/spawn.ts";
@@ -170,6 +172,37 @@ describe("stockd binary", () => {
   test("healthcheck exits 0 against a live server and 1 against a closed port", async () => {
     expect((await runCli("healthcheck", "--url", `${server.url}/health`)).code).toBe(0);
     expect((await runCli("healthcheck", "--url", "http://127.0.0.1:1/health")).code).toBe(1);
+  });
+
+  test("stockd mcp speaks MCP over stdio in both eras, billed to the same ledger as the server", async () => {
+    const key = demoKey(server);
+    const rest = await get(server, "/stocks/DWGT/profile", key);
+    expect(rest.status).toBe(200);
+    const profile = await rest.json();
+    for (const mode of ["auto", "legacy"] as const) {
+      const start = (await balance()).balance;
+      const client = new Client({ name: "binary-test", version: "1" }, { versionNegotiation: { mode } });
+      await client.connect(
+        new StdioClientTransport({
+          command: join(work, "stockd"),
+          args: ["mcp", "--data-dir", "./d", "--log-level", "silent"],
+          cwd: work,
+          env: { ...env, STOCKD_API_KEY: key },
+        }),
+      );
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain("get_company");
+        const result = await client.callTool({ name: "get_company", arguments: { symbol: "DWGT" } });
+        expect(result.isError, mode).not.toBe(true);
+        expect((result.structuredContent as { data: unknown }).data, mode).toEqual(profile);
+      } finally {
+        await client.close();
+      }
+      expect((await balance()).balance, `${mode}: one credit, in the server's ledger`).toBe(start - 1);
+    }
+    const noKey = await runCli("mcp", "--data-dir", "./d");
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("STOCKD_API_KEY");
   });
 
   test("SIGTERM: calls in flight finish and are billed exactly, then exit 0", async () => {
