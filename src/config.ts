@@ -9,6 +9,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Bearer token for `GET /metrics`; null leaves /metrics disabled (404). */
   readonly metricsToken: string | null;
+  /**
+   * The URL clients reach the server at (`https://stocks.example.com`): the OAuth issuer and
+   * the base of `/mcp`'s resource (docs/oauth.md). Null: the address the server listens on.
+   */
+  readonly publicUrl: string | null;
   /** The API key `stockd mcp` serves its client with (the client's credentials); null when unset. */
   readonly apiKey: string | null;
   /** The configuration file that was read, if any. */
@@ -102,6 +107,7 @@ export const SETTINGS = {
   log_level: { flag: "logLevel", env: "STOCKD_LOG_LEVEL", fallback: "info" },
   metrics_token: { flag: null, env: "STOCKD_METRICS_TOKEN", fallback: null },
   api_key: { flag: null, env: "STOCKD_API_KEY", fallback: null },
+  public_url: { flag: null, env: "STOCKD_PUBLIC_URL", fallback: null },
   rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
   rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
   max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
@@ -155,6 +161,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     logLevel: parseLogLevel(raw("log_level")),
     metricsToken: parseMetricsToken(raw("metrics_token")),
     apiKey: parseApiKey(raw("api_key")),
+    publicUrl: parsePublicUrl(raw("public_url")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
     limits: Object.freeze({
@@ -296,6 +303,22 @@ function parseApiKey(raw: Raw): string | null {
   if (typeof raw.value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(raw.value))
     throw new ConfigError(`${raw.where}: expected an API key (sk_...); the value is not shown`);
   return raw.value;
+}
+
+/**
+ * An origin (scheme, host, port; no path, query or fragment), https unless the host is a
+ * loopback address: OAuth tokens and API keys cross it. A trailing slash is dropped.
+ */
+function parsePublicUrl(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  const expected =
+    "an https origin such as https://stocks.example.com (http only for 127.0.0.1, [::1] or localhost)";
+  const url = typeof raw.value === "string" ? URL.parse(raw.value) : null;
+  if (url?.pathname !== "/" || url.search || url.hash || url.username || url.password)
+    throw bad(raw, expected);
+  const loopback = ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw bad(raw, expected);
+  return url.origin;
 }
 
 function parseMetricsToken(raw: Raw): string | null {
