@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { type DerivedRow, deriveSecurity, type SecurityInputs } from "../../src/ingest/pipeline/derive.ts";
 import type { CompanyStatements, SharesObservation } from "../../src/ingest/rules/inputs.ts";
 import { inferSplits, splitRatio } from "../../src/ingest/rules/splits.ts";
-import type { PriceRow } from "../../src/ingest/sources/price-files.ts";
+import type { PriceRow } from "../../src/ingest/sources/price-rows.ts";
 import type { DerivedDocuments } from "../../src/snapshot/documents.ts";
 import { balance, cashFlow, income } from "./rules/builders.ts";
 

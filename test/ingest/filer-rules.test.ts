@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitsFromRestatements } from "../../src/ingest/rules/splits.ts";
 import { computeStatements } from "../../src/ingest/rules/statements.ts";
-import { parsePriceFileSplits } from "../../src/ingest/sources/price-files.ts";
+import { parsePriceFile } from "../../src/ingest/sources/price-files.ts";
 import { FIXTURES } from "../helpers/env.ts";
 import { periodAt } from "../helpers/statement-rows.ts";
 import { filing, syntheticCompany } from "../helpers/synthetic-companyfacts.ts";
@@ -197,7 +197,7 @@ describe("a split recorded by a price file", () => {
     "yfinance's Stock Splits column: Apple's five splits, as new shares per old share",
     () => {
       const file = join(FIXTURES ?? "", "variants", "prices-adjusted-with-actions", "AAPL.csv");
-      expect(parsePriceFileSplits(readFileSync(file, "utf8"), "AAPL.csv")).toEqual([
+      expect(parsePriceFile(readFileSync(file, "utf8"), "AAPL.csv").splits).toEqual([
         { date: "1987-06-16", ratio: 2 },
         { date: "2000-06-21", ratio: 2 },
         { date: "2005-02-28", ratio: 2 },
@@ -209,7 +209,7 @@ describe("a split recorded by a price file", () => {
 
   test("a Stock Splits cell that is no ratio fails its row", () => {
     const csv = "Date,Open,High,Low,Close,Volume,Dividends,Stock Splits\n2024-06-10,1,1,1,1,100,0.0,4:1\n";
-    expect(() => parsePriceFileSplits(csv, "X.csv")).toThrow("Stock Splits");
+    expect(() => parsePriceFile(csv, "X.csv")).toThrow("Stock Splits");
   });
 
   test("puts EPS filed before it on today's basis when the filings carry no signal of it", () => {

@@ -7,16 +7,11 @@
 import type { StatementKind, StatementPeriod } from "../../domain/statements.ts";
 import { type TableValues, tableValues } from "../../snapshot/tables.ts";
 import type { ImportContext, RecordingContext } from "../context.ts";
-import { ImportError } from "../errors.ts";
 import { computeQuote } from "../rules/quote.ts";
 import { type ComputedStatements, computeStatements, type FilingSummary } from "../rules/statements.ts";
 import { parseCompanyFacts } from "../sources/companyfacts.ts";
-import {
-  carriesSplits,
-  type PriceSplit,
-  parsePriceFile,
-  parsePriceFileSplits,
-} from "../sources/price-files.ts";
+import { parsePriceFile } from "../sources/price-files.ts";
+import type { PriceRow, PriceSplit } from "../sources/price-rows.ts";
 import { parseJson } from "../sources/value-readers.ts";
 import { type PriceColumns, toPriceColumns } from "../writing/price-columns.ts";
 import { type DerivedRow, deriveSecurity, deriveUndated, isUndated, type SecurityInputs } from "./derive.ts";
@@ -81,9 +76,10 @@ export class CompanyPass {
   constructor(private readonly ctx: RecordingContext) {}
 
   run(job: CompanyJob): CompanyResult {
-    const priceSplits = job.securities.flatMap((s) => (s.priceFile ? this.priceSplits(s.priceFile) : []));
+    const priced = job.securities.map((security) => ({ security, ...this.prices(security) }));
+    const priceSplits = priced.flatMap((p) => p.splits);
     const statements = job.facts ? this.statements(job.facts, job.sic, priceSplits) : null;
-    const securities = job.securities.map((s) => this.security(job.index, s, statements));
+    const securities = priced.map((p) => this.security(job.index, p.security, p.rows, statements));
     return {
       index: job.index,
       counts: this.ctx.takeCounts(),
@@ -98,17 +94,18 @@ export class CompanyPass {
   }
 
   /**
-   * The splits a price file records (yfinance's Stock Splits, Alpha Vantage's coefficients);
-   * none from a file that cannot be read, whose error the price pass reports.
+   * A security's price file, read and parsed once: its bars, and the splits it records, which
+   * the statements' share basis needs before the security's documents are derived.
    */
-  private priceSplits(file: string): PriceSplit[] {
-    if (!carriesSplits(file, this.ctx.head(file))) return [];
-    try {
-      return parsePriceFileSplits(this.ctx.read(file), this.ctx.name(file), { lenient: true });
-    } catch (error) {
-      if (error instanceof ImportError) return [];
-      throw error;
-    }
+  private prices(job: SecurityJob): { rows: PriceRow[]; splits: PriceSplit[] } {
+    if (!job.priceFile) return { rows: [], splits: [] };
+    let splits: PriceSplit[] = [];
+    const rows = this.ctx.parse(job.priceFile, "prices", (text, name, opts) => {
+      const parsed = parsePriceFile(text, name, opts);
+      splits = parsed.splits;
+      return parsed;
+    });
+    return { rows, splits };
   }
 
   private statements(
@@ -129,8 +126,12 @@ export class CompanyPass {
     return { ...computed, cik: facts.cik };
   }
 
-  private security(index: number, job: SecurityJob, statements: Statements | null): SecurityResult {
-    const prices = job.priceFile ? this.ctx.parse(job.priceFile, "prices", parsePriceFile) : [];
+  private security(
+    index: number,
+    job: SecurityJob,
+    prices: PriceRow[],
+    statements: Statements | null,
+  ): SecurityResult {
     const inputs: SecurityInputs = {
       securityId: job.securityId,
       symbol: job.symbol,

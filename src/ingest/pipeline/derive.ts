@@ -35,7 +35,7 @@ import {
 } from "../rules/valuation-history.ts";
 import type { EarningsHistory, EstimateSignalsRow } from "../sources/estimates.ts";
 import type { GrowthSignalsRow } from "../sources/growth-signals.ts";
-import type { PriceRow } from "../sources/price-files.ts";
+import type { PriceRow } from "../sources/price-rows.ts";
 
 /** One row of the `derived` table: a pre-serialised response body. */
 export interface DerivedRow {

@@ -1,7 +1,7 @@
 import { addDays } from "../../domain/dates.ts";
 import type { QuoteRow } from "../../domain/quote.ts";
 import { decimalSum } from "../../domain/ratios.ts";
-import type { PriceRow } from "../sources/price-files.ts";
+import type { PriceRow } from "../sources/price-rows.ts";
 
 /**
  * The quote as of the last row of an ascending price series: change against the previous

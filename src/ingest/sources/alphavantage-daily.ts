@@ -20,7 +20,7 @@
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
-import type { PriceRow, PriceSplit } from "./price-files.ts";
+import type { PriceFile, PriceRow } from "./price-rows.ts";
 import {
   checkAdjustedPrices,
   checkVolume,
@@ -73,22 +73,17 @@ interface RawDay {
   dividend: number;
 }
 
-/** The daily prices, split-adjusted (see the module comment), ascending by date. */
-export function parseAlphaVantagePrices(
-  text: string,
-  file: string,
-  opts: ParseOptions = {},
-): ParseResult<PriceRow> {
+/**
+ * The daily prices, split-adjusted (see the module comment), ascending by date; the splits are
+ * each day whose split coefficient is not 1, as new shares per old share.
+ */
+export function parseAlphaVantagePrices(text: string, file: string, opts: ParseOptions = {}): PriceFile {
   const { days, skipped } = readSeries(text, file, opts);
-  return { rows: onSplitBasis(days, file).map((d) => d.price), skipped };
-}
-
-/** The file's splits: each day whose split coefficient is not 1, as new shares per old share. */
-export function parseAlphaVantageSplits(text: string, file: string, opts: ParseOptions = {}): PriceSplit[] {
-  return readSeries(text, file, opts)
-    .days.filter((d) => d.split > 0 && d.split !== 1)
+  const splits = days
+    .filter((d) => d.split > 0 && d.split !== 1)
     .map((d) => ({ date: d.price.date, ratio: d.split }))
     .sort((a, b) => (a.date < b.date ? -1 : 1));
+  return { rows: onSplitBasis(days, file).map((d) => d.price), skipped, splits };
 }
 
 /** The file's cash dividends on the split-adjusted basis of its prices, ascending by ex-date. */

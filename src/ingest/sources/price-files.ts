@@ -19,13 +19,10 @@
  * XOM's 1968-02-20 in yfinance, 0.1603 against 0.1606); by more, it is an error.
  */
 import { ImportError } from "../errors.ts";
-import {
-  parseAlphaVantageDividends,
-  parseAlphaVantagePrices,
-  parseAlphaVantageSplits,
-} from "./alphavantage-daily.ts";
+import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavantage-daily.ts";
 import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
+import type { PriceFile, PriceRow } from "./price-rows.ts";
 import {
   checkAdjustedPrices,
   FieldError,
@@ -40,22 +37,6 @@ import {
   type SkippedRecord,
   shown,
 } from "./value-readers.ts";
-
-/** A split a price file records: on `date` each share became `ratio` shares. */
-export interface PriceSplit {
-  date: string;
-  ratio: number;
-}
-
-export interface PriceRow {
-  date: string;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number;
-  adj_close: number | null;
-  volume: number | null;
-}
 
 const COLUMNS = {
   date: ["date", "data"],
@@ -87,31 +68,6 @@ export function carriesDividends(file: string, head: string): boolean {
 }
 
 /**
- * Whether a price file carries split events: an Alpha Vantage series (its split
- * coefficients), or a CSV whose header has a Stock Splits column (yfinance with actions).
- */
-export function carriesSplits(file: string, head: string): boolean {
-  if (file.toLowerCase().endsWith(".json")) return true;
-  try {
-    return findColumn(readCsv(head.split(/\r?\n/, 1)[0] ?? "", file).header, COLUMNS.splits) >= 0;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The splits a price file records (a file that `carriesSplits`): each day whose Stock Splits
- * (or Alpha Vantage split coefficient) is a positive number other than 1, as new shares per
- * old share (yfinance's 4.0 is 4-for-1, 0.1 a 1-for-10 reverse split), ascending by date.
- */
-export function parsePriceFileSplits(text: string, file: string, opts: ParseOptions = {}): PriceSplit[] {
-  if (file.toLowerCase().endsWith(".json")) return parseAlphaVantageSplits(text, file, opts);
-  return [...readPriceCsv(text, file, opts).splits]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([date, ratio]) => ({ date, ratio }));
-}
-
-/**
  * The dividend events of a price file that carries them (`carriesDividends`), split-adjusted
  * as its prices are (yfinance's Dividends are), ascending by ex-date.
  */
@@ -129,19 +85,24 @@ export function parsePriceFileDividends(
 }
 
 /** Parses a price file of either kind, told apart by its extension. */
-export function parsePriceFile(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
+export function parsePriceFile(text: string, file: string, opts: ParseOptions = {}): PriceFile {
   return file.toLowerCase().endsWith(".json")
     ? parseAlphaVantagePrices(text, file, opts)
     : parsePrices(text, file, opts);
 }
 
-/** Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors. */
-export function parsePrices(text: string, file: string, opts: ParseOptions = {}): ParseResult<PriceRow> {
-  const { rows, dividends, layout, skipped } = readPriceCsv(text, file, opts);
-  if (!adjustedForDividends(layout)) return { rows, skipped };
+/**
+ * Parses one price CSV. Rows with no trading data (all prices missing) are skipped, not errors.
+ * Its splits are each day whose Stock Splits is a positive number other than 1, as new shares
+ * per old share (yfinance's 4.0 is 4-for-1, 0.1 a 1-for-10 reverse split), ascending by date.
+ */
+export function parsePrices(text: string, file: string, opts: ParseOptions = {}): PriceFile {
+  const { rows, dividends, splits: byDate, layout, skipped } = readPriceCsv(text, file, opts);
+  const splits = [...byDate].sort(([a], [b]) => (a < b ? -1 : 1)).map(([date, ratio]) => ({ date, ratio }));
+  if (!adjustedForDividends(layout)) return { rows, skipped, splits };
   const raw = withoutDividends(rows, dividends);
   checkAdjustedPrices(raw, file);
-  return { rows: raw, skipped };
+  return { rows: raw, skipped, splits };
 }
 
 /**

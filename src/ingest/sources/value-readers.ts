@@ -9,7 +9,7 @@
 import { fromDayNumber, MS_PER_DAY } from "../../domain/dates.ts";
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
-import type { PriceRow } from "./price-files.ts";
+import type { PriceRow } from "./price-rows.ts";
 
 /** Options every source parser takes. */
 export interface ParseOptions {

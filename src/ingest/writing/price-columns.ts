@@ -3,7 +3,7 @@
  * thread. Typed arrays and one string cross between threads without per-row objects.
  */
 
-import type { PriceRow } from "../sources/price-files.ts";
+import type { PriceRow } from "../sources/price-rows.ts";
 import { type SerializedPrices, serializePrices } from "./price-file.ts";
 
 export interface PriceColumns {

@@ -10,7 +10,7 @@ import {
   type PriceIndex,
   priceRowText,
 } from "../../snapshot/price-layout.ts";
-import type { PriceRow } from "../sources/price-files.ts";
+import type { PriceRow } from "../sources/price-rows.ts";
 
 /** One security's rows as the serving files hold them: built on the company pass's threads. */
 export interface SerializedPrices {
