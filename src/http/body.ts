@@ -27,6 +27,27 @@ export class Body {
   ) {}
 }
 
+/** Responses whose body is a file, written as it is read (`streamed`). */
+const streamedResponses = new WeakSet<Response>();
+
+/**
+ * A Response whose body is a file's bytes (an export), which the transport writes piece by
+ * piece as it reads them, with backpressure, instead of reading it whole first; settle commits
+ * it without reading it. The body's size is sent as `Content-Length`.
+ */
+export function streamed(body: Blob, status: number, headers: Record<string, string>): Response {
+  const response = new Response(body, {
+    status,
+    headers: { ...headers, "content-length": String(body.size) },
+  });
+  streamedResponses.add(response);
+  return response;
+}
+
+/** True for an answer made by `streamed`. */
+export const isStreamed = (answer: unknown): boolean =>
+  answer instanceof Response && streamedResponses.has(answer);
+
 /** What the routed part of a call answers: a Response (Elysia, errors) or a fast-path route's body. */
 export type Answer = Response | Body;
 

@@ -50,7 +50,11 @@ export function fastPathMatcher(routes: readonly Route[]): (pathname: string) =>
       query: compile(route.path, route.query),
     });
   }
+  // A path of a routed route without parameters is its own, even where a fast-path route's
+  // parameter would take it (`/stocks/batch/profile` is not the profile of "batch").
+  const routed = new Set(routes.filter((r) => !r.fastPath && !r.path.includes(":")).map((r) => r.path));
   return (pathname) => {
+    if (routed.has(pathname)) return null;
     const parts = pathname.split("/");
     for (const route of compiled) {
       const params = matchSegments(route.segments, parts);

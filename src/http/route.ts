@@ -67,6 +67,12 @@ interface RoutedDefinition<P extends ParamsSchema, Q extends ParamsSchema, R ext
    * its turn for one of the heavy-call slots (limits.ts FairGate).
    */
   heavy?: true;
+  /**
+   * The call's price when it depends on the request (an export's size, a batch's symbols found;
+   * pricing.ts states each rule): worked out once the parameters are valid, before anything is
+   * reserved. Without it a call costs `PRICING[endpoint]`.
+   */
+  price?(input: RouteInput<P, Q>): number | Promise<number>;
   handler(input: RouteInput<P, Q>): Static<R> | Response | Promise<Static<R> | Response>;
 }
 
@@ -132,11 +138,14 @@ async function csvAnswer(tabular: Tabular<unknown>, answered: unknown): Promise<
   return new Response(csvOf(tabular, body), { headers: { "content-type": CSV_TYPE } });
 }
 
-/** The edge's bill step (edge.ts), as a route's call takes it once its parameters are valid. */
-export type Bill = (call: Call, route: Route) => void | Promise<void>;
+/**
+ * The edge's bill step (edge.ts), as a route's call takes it once its parameters are valid;
+ * `input` is the handler's (a route with its own `price` reads it).
+ */
+export type Bill = (call: Call, route: Route, input?: RouteInput<TObject, TObject>) => void | Promise<void>;
 
 /** The handler's input; `snapshot` is checked when the handler reads it. */
-function inputOf(call: Call, params: unknown, query: unknown) {
+export function inputOf(call: Call, params: unknown, query: unknown) {
   return {
     params,
     query,
@@ -178,16 +187,25 @@ function handlerOf(route: Route) {
     answer(inputOf(callOf(request), params, query));
 }
 
+/** What Elysia gives a hook: the request and its valid parameters. */
+interface HookContext {
+  request: Request;
+  params: unknown;
+  query: unknown;
+}
+
 /**
  * Elysia's hook that bills a call once its parameters are valid. A heavy route's is async (it
- * waits for a slot); any other's returns nothing, so that Elysia runs it synchronously.
+ * waits for a slot), and so is one with its own price (which may read files); any other's
+ * returns nothing, so that Elysia runs it synchronously.
  */
 function billHook(route: Route, bill: Bill) {
-  if (route.heavy)
-    return async ({ request }: { request: Request }) => {
-      await bill(callOf(request), route);
+  if (route.heavy || (!route.fastPath && route.price))
+    return async ({ request, params, query }: HookContext) => {
+      const call = callOf(request);
+      await bill(call, route, inputOf(call, params, query));
     };
-  return ({ request }: { request: Request }) => {
+  return ({ request }: HookContext) => {
     bill(callOf(request), route);
   };
 }
@@ -200,7 +218,7 @@ function operationOf(route: Route) {
   const cost = PRICING[route.endpoint];
   return {
     summary: route.summary,
-    description: `${route.description ?? route.summary}${route.csv ? `\n\n${CSV_NOTE}` : ""}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} per successful call.`,
+    description: `${route.description ?? route.summary}${route.csv ? `\n\n${CSV_NOTE}` : ""}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} ${!route.fastPath && route.price ? "per unit named above (x-credit-cost is the unit price)" : "per successful call"}.`,
     "x-credit-cost": cost,
     security: route.public ? [] : [{ bearer: [] }],
   };

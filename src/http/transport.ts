@@ -7,8 +7,8 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import { ApiError, problem } from "../errors.ts";
-import type { Client } from "./context.ts";
 import { isStreamed } from "./body.ts";
+import type { Client } from "./context.ts";
 import type { Reply } from "./settle.ts";
 
 /**
@@ -228,7 +228,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | typ
  * write of it would report no backpressure either).
  */
 async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
-  if (isStreamed(reply.body)) return sendStreamed(res, reply, reply.body);
+  if (isStreamed(reply.body)) return sendStreamed(res, reply, reply.body as Response);
   const body = await bodyBytes(reply.body);
   if (res.destroyed) return false;
   if (body !== null) reply.headers["content-length"] = String(Buffer.byteLength(body));

@@ -42,6 +42,8 @@ export class LoadedSnapshot {
     readonly quotes: Map<string, QuoteRow>,
     readonly derived: Map<string, Map<string, string>>,
     readonly prices: PriceStore,
+    /** Its folder (`DATA_DIR/snapshots/<id>`). */
+    readonly dir: string,
     private readonly pool: Db[],
     private readonly schema: string,
   ) {}
@@ -81,9 +83,9 @@ export class LoadedSnapshot {
     const quotes = new Map(
       (has("quotes") ? await first.all<QuoteRow>("SELECT * FROM quotes") : []).map((q) => [q.security_id, q]),
     );
-    const derived = has("derived") ? await loadDerived((sql) => first.all(sql)) : new Map();
+    const derived = has("derived") ? await loadDerived((sql) => first.all(sql), id) : new Map();
     const prices = PriceStore.open(dir);
-    return new LoadedSnapshot(manifest, securities, companies, quotes, derived, prices, pool, schema);
+    return new LoadedSnapshot(manifest, securities, companies, quotes, derived, prices, dir, pool, schema);
   }
 
   get id(): string {

@@ -13,6 +13,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { addDays, daysBetween } from "../../src/domain/dates.ts";
 import * as Models from "../../src/http/models/documents.ts";
+import { servedDocument } from "../../src/http/models/snapshot-id.ts";
 import { type Endpoint, PRICING } from "../../src/http/pricing.ts";
 import { demoCik, demoSourceDir } from "../helpers/demo-sources.ts";
 import { readCompanyFacts } from "../helpers/raw-companyfacts.ts";
@@ -29,7 +30,7 @@ interface Route {
   schema: TSchema;
 }
 
-const ROUTES: Route[] = [
+const DOCUMENT_ROUTES: Route[] = [
   {
     url: (t) => `/securities/${t}/valuation`,
     openapi: "/securities/{ticker}/valuation",
@@ -97,6 +98,9 @@ const ROUTES: Route[] = [
     schema: Type.Array(Models.CalendarRow),
   },
 ];
+
+/** The documents as served: their metadata also names the snapshot (`metadata.snapshot_id`). */
+const ROUTES = DOCUMENT_ROUTES.map((route) => ({ ...route, schema: servedDocument(route.schema) }));
 
 /** The demo company with every kind of source: statements, dividends, calendar, estimates, growth. */
 const FULL = "DWGT";

@@ -5,6 +5,7 @@ import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/document
 import { JSON_TYPE } from "../body.ts";
 import type { Tabular } from "../csv.ts";
 import * as Models from "../models/documents.ts";
+import { servedDocument } from "../models/snapshot-id.ts";
 import { Params, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
 import { defineRoute, type Route } from "../route.ts";
@@ -170,7 +171,8 @@ function onDiskRoute(route: DerivedRoute): Route {
 }
 
 function described(route: DerivedRoute) {
-  const { path, endpoint, schema: response, csv, summary, description } = route;
+  const { path, endpoint, schema, csv, summary, description } = route;
+  const response = servedDocument(schema);
   return { path, endpoint, params: paramsOf(route), response, summary, description, ...(csv ? { csv } : {}) };
 }
 
