@@ -14,7 +14,8 @@
  */
 import { tidy } from "../../domain/ratios.ts";
 import type { XbrlFact } from "../sources/companyfacts.ts";
-import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
+import type { QuarterSlot } from "./fiscal-calendar.ts";
+import type { FiscalYear } from "./fiscal-quarters.ts";
 import {
   dayOf,
   isAnnualForm,

@@ -18,26 +18,12 @@
  */
 import {
   DAYS_PER_YEAR,
+  type FiscalYear,
   labelFromCalendarYear,
   nominalYearFromQuarter,
   voteQuarters,
 } from "./fiscal-quarters.ts";
 import { type FactScan, isAnnualForm } from "./xbrl-scan.ts";
-
-/** One fiscal year. Day numbers are days since 1970-01-01. */
-export interface FiscalYear {
-  label: number;
-  start: number;
-  end: number;
-  /** True when established by a full-year period; false when extrapolated from a neighbour. */
-  known: boolean;
-  /** Whether `start` is exact (known years, and the year right after a known one). */
-  startExact: boolean;
-  /** End day of Q1..Q4 (index 0..3), null where the company reported no such quarter. */
-  quarterEnds: Array<number | null>;
-  /** Start day of Q1..Q4, null where unknown. */
-  quarterStarts: Array<number | null>;
-}
 
 /** One fiscal quarter of the calendar. */
 export interface QuarterSlot {

@@ -5,11 +5,25 @@
  */
 
 import { fromDayNumber, toDayNumber } from "../../domain/dates.ts";
-import type { FiscalYear } from "./fiscal-calendar.ts";
 import type { DurationCount, FactScan } from "./xbrl-scan.ts";
 
 export const DAYS_PER_YEAR = 365.2425;
 const DAYS_PER_QUARTER = DAYS_PER_YEAR / 4;
+
+/** One fiscal year. Day numbers are days since 1970-01-01. */
+export interface FiscalYear {
+  label: number;
+  start: number;
+  end: number;
+  /** True when established by a full-year period; false when extrapolated from a neighbour. */
+  known: boolean;
+  /** Whether `start` is exact (known years, and the year right after a known one). */
+  startExact: boolean;
+  /** End day of Q1..Q4 (index 0..3), null where the company reported no such quarter. */
+  quarterEnds: Array<number | null>;
+  /** Start day of Q1..Q4, null where unknown. */
+  quarterStarts: Array<number | null>;
+}
 /** Slack for 52/53-week drift when placing a date in an extrapolated year. */
 const DRIFT_DAYS = 7;
 

@@ -15,7 +15,8 @@ import {
   quarterValues,
   type Sourced,
 } from "./concept-series.ts";
-import type { FiscalYear, QuarterSlot } from "./fiscal-calendar.ts";
+import type { QuarterSlot } from "./fiscal-calendar.ts";
+import type { FiscalYear } from "./fiscal-quarters.ts";
 import type { SplitEvent } from "./inputs.ts";
 import { splitRatio } from "./splits.ts";
 

@@ -42,12 +42,8 @@ import { applyDerivedRules } from "../../domain/xbrl-derived.ts";
 import { CURRENCY_FIELDS, FIELD_MAPPINGS, fallbackNote } from "../../domain/xbrl-mapping.ts";
 import type { CompanyFacts } from "../sources/companyfacts.ts";
 import type { Sourced } from "./concept-series.ts";
-import {
-  buildFiscalCalendar,
-  type FiscalCalendar,
-  type FiscalYear,
-  type QuarterSlot,
-} from "./fiscal-calendar.ts";
+import { buildFiscalCalendar, type FiscalCalendar, type QuarterSlot } from "./fiscal-calendar.ts";
+import type { FiscalYear } from "./fiscal-quarters.ts";
 import type { SharesObservation, SplitEvent } from "./inputs.ts";
 import { type ShareBasis, splitFactor } from "./shares.ts";
 import { inferSplits, mergeSplits, splitsFromRestatements } from "./splits.ts";
