@@ -28,6 +28,19 @@ export interface RunningServer {
 /** Listening on every address: no host name to allow beyond the loopback ones. */
 const WILDCARD_HOSTS = ["0.0.0.0", "::", ""];
 
+/**
+ * The host names clients may reach this server by besides the loopback ones (what `/mcp`
+ * accepts in `Host` and `Origin`): the listen address, unless it is every address, and the
+ * public URL's host.
+ */
+function hostNames(config: Config): string[] {
+  const names = WILDCARD_HOSTS.includes(config.host)
+    ? []
+    : [config.host.includes(":") ? `[${config.host}]` : config.host];
+  if (config.publicUrl) names.push(new URL(config.publicUrl).hostname);
+  return names;
+}
+
 /** How long a shutdown waits for calls in flight: within `docker stop`'s 10 s before SIGKILL. */
 export const DRAIN_TIMEOUT_MS = 8_000;
 
@@ -61,9 +74,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       mcpDoor({
         billing,
         publicUrl: () => publicUrl,
-        allowedHosts: WILDCARD_HOSTS.includes(config.host)
-          ? []
-          : [config.host.includes(":") ? `[${config.host}]` : config.host],
+        allowedHosts: hostNames(config),
         activeSnapshot: () => snapshots.current()?.manifest ?? null,
       }),
       oauthDoor(oauth),

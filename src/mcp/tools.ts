@@ -114,7 +114,7 @@ export function monthEnds(rows: readonly { date: string }[]): { date: string }[]
   return rows.filter((row, i) => rows[i + 1]?.date.slice(0, 7) !== row.date.slice(0, 7));
 }
 
-const NULLS = "null means the source has no value for that field (never zero)";
+const NULLS = "null means no value could be had (never read as zero)";
 
 /** The tools, in the order `tools/list` gives them. */
 export const TOOLS: readonly ToolSpec[] = [
@@ -136,14 +136,14 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "get_company",
     description:
-      "A company's profile (identity, sector, listing, SEC ids) or its latest quote (last close, previous close, change, market cap in the price currency). 1 credit.",
+      "A company's profile (identity, listing, SIC industry, SEC ids) or its quote (last close, previous close, change, OHLC, volume, 52-week range, in the price currency; change_percent a fraction). 1 credit.",
     input: input({ symbol: symbol(), view: view(Object.keys(COMPANY_VIEWS), "profile (default) or quote") }),
     paged: false,
     rest: (args) => ({ path: viewPath(COMPANY_VIEWS, args), query: {} }),
   },
   {
     name: "get_statements",
-    description: `Financial statements from SEC XBRL filings, newest period first: income, balance_sheet or cash_flow; annual (default), quarterly or ttm. Amounts in the filing currency, as reported (expenses positive, cash outflows negative); ${NULLS}. 1 credit.`,
+    description: `Income, balance-sheet or cash-flow statements from SEC XBRL filings, newest period first; annual (default), quarterly or ttm. Values as filed, in the reporting currency; ${NULLS}. 1 credit.`,
     input: input({
       symbol: symbol(),
       statement: t.Union(
@@ -195,7 +195,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: "get_valuation",
-    description: `Valuation: current (multiples such as P/E, EV/EBITDA, yields in percent, and their percentiles against the company's own history; 1 credit), history (yearly multiples; 2 credits) or monthly (month-end price and multiples, approximate and not point-in-time; 2 credits). Negative earnings give null multiples; ${NULLS}.`,
+    description: `Valuation: current (market cap, EV, P/E, P/B, P/S, EV/EBITDA, EV/FCF, yields; 1 credit), history (month-end multiples from the filings known at each date; 2 credits) or monthly (today's fundamentals over month-end prices with 3/5/10-year percentiles: approximate, not point-in-time; 2 credits). Ratios and yields are fractions (0.05 = 5%); ${NULLS}.`,
     input: input({
       symbol: symbol(),
       view: view(Object.keys(VALUATION_VIEWS), "current (default), history or monthly"),
@@ -206,7 +206,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: "get_fundamentals",
-    description: `Derived fundamentals from the latest filings: metrics (margins and returns in percent, per-share values), growth (year-over-year and multi-year rates in percent), capital_allocation (buybacks, dividends, capex, acquisitions in the filing currency) or owner_earnings. Rates are signed (negative = decline); ${NULLS}. 1 credit.`,
+    description: `Derived from the filings: metrics (margins, returns, turnover, leverage), growth (1-year and 3/5-year CAGR of revenue, EPS, FCF, book value, shares, dividends), capital_allocation (cash flow, capex, buybacks, dividends, acquisitions, debt) or owner_earnings. Ratios and rates are fractions (0.05 = 5%, negative = decline), amounts in the reporting currency; ${NULLS}, metadata.null_reasons says why. 1 credit.`,
     input: input({
       symbol: symbol(),
       view: view(
@@ -219,7 +219,7 @@ export const TOOLS: readonly ToolSpec[] = [
   },
   {
     name: "get_dividends_earnings",
-    description: `Dividends (history, yield in percent, payout, growth), earnings (reported EPS by quarter with the surprise = actual − estimate) or estimates (analyst consensus). ${NULLS}. 1 credit.`,
+    description: `dividend (per-share TTM and forward, yields, next ex-date and payment, frequency), earnings (latest quarter's EPS, estimate and surprise; next date) or estimates (consensus EPS and revenue growth, forward P/E and PEG). Yields and growth are fractions; ${NULLS}. 1 credit.`,
     input: input({
       symbol: symbol(),
       view: view(Object.keys(PAYOUT_VIEWS), "dividend (default), earnings or estimates"),
@@ -230,7 +230,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "get_insider_trades",
     description:
-      "Open-market insider purchases (P) and sales (S) from SEC Form 4, newest first: shares, price, value = shares × price in USD, owner and title. 1 credit.",
+      "Open-market insider purchases (P) and sales (S) from SEC Form 4, newest first: shares, price and value = shares × price in the security's currency, owner and title, shares owned after. 1 credit.",
     input: input({
       symbol: symbol(),
       start: optional("insider_tradings", "start"),
@@ -277,7 +277,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "get_earnings_calendar",
     description:
-      "Earnings dates with EPS forecast, actual and surprise (actual − forecast, in the reporting currency), by date; optionally for one ticker or CIK and a date range. 1 credit.",
+      "Earnings dates with EPS forecast, actual and surprise (actual − forecast), by date; optionally for one ticker or CIK and a date range. null: not known yet. 1 credit.",
     input: input({
       ticker: optional("calendar", "ticker"),
       cik: optional("calendar", "cik"),
