@@ -4,6 +4,7 @@ import { creditsCommand, keysCommand, usersCommand } from "./cli/accounts.ts";
 import { type Io, type ParsedArgs, parseArgs, processIo, UsageError } from "./cli/args.ts";
 import { backupCommand } from "./cli/backup.ts";
 import { doctorCommand } from "./cli/doctor.ts";
+import { exportCommand } from "./cli/export.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { commandHelp, generalHelp } from "./cli/help.ts";
 import { mcpCommand } from "./cli/mcp.ts";
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   healthcheck: healthcheckCommand,
   doctor: doctorCommand,
   backup: backupCommand,
+  export: exportCommand,
   mcp: mcpCommand,
 };
 

@@ -64,6 +64,11 @@ Prints each finding; exits 0 when nothing failed, 1 otherwise.`,
 Writes a consistent copy of the accounts database to DIR/accounts.db (VACUUM INTO; safe
 while a server runs) and prints it with the active snapshot's id. Refuses to overwrite an
 existing file. Snapshots are immutable files: copy DATA_DIR/snapshots with any tool.`,
+  export: `usage: stockd export --to DIR [--tables A,B,...] [--format parquet|csv] [--snapshot ID] [--json]
+
+Writes the active snapshot's tables (or the snapshot ID's) to DIR as the server's
+GET /exports/{name}.{format} serves them: every table of the export list (stockd serves it
+at /exports), or those named; Parquet by default. Never overwrites a file.`,
 };
 
 /** `stockd --help`: the version line, then one summary line per command. */
@@ -85,6 +90,8 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
   healthcheck [--url URL]            exit 0 when the server's /health answers 200
   doctor                             check the data dir, the active snapshot and the accounts DB
   backup --to DIR                    copy the accounts DB consistently (also while serving)
+  export --to DIR [--tables A,B] [--format parquet|csv]
+                                     write the snapshot's tables as files (as GET /exports serves them)
 
 ${COMMON}`;
 }

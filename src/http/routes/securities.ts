@@ -85,8 +85,23 @@ const quote = defineRoute({
     const security = resolveSecurity(snapshot, params.ticker);
     const q = snapshot.quotes.get(security.security_id);
     if (!q) throw new ApiError("not_found", `no price data for ${security.ticker}`);
-    const { security_id: _, ...latest } = q;
-    return { symbol: security.ticker, quote: { ...latest, currency: security.currency_code } };
+    // In the schema's field order, as Elysia writes it: a batch of quotes serialises this
+    // object itself (routes/batch.ts) and must write the same bytes.
+    const quote = {
+      date: q.date,
+      currency: security.currency_code,
+      close: q.close,
+      previous_close: q.previous_close,
+      change: q.change,
+      change_percent: q.change_percent,
+      open: q.open,
+      high: q.high,
+      low: q.low,
+      volume: q.volume,
+      fifty_two_week_high: q.fifty_two_week_high,
+      fifty_two_week_low: q.fifty_two_week_low,
+    };
+    return { symbol: security.ticker, quote };
   },
 });
 
