@@ -73,6 +73,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     doors: [
       mcpDoor({
         billing,
+        oauth,
         publicUrl: () => publicUrl,
         allowedHosts: hostNames(config),
         activeSnapshot: () => snapshots.current()?.manifest ?? null,

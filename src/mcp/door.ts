@@ -8,7 +8,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Billing } from "../accounts/billing.ts";
 import type { Door, DoorInput } from "../http/doors.ts";
-import { mcpGate } from "./gate.ts";
+import { type GateDeps, mcpGate } from "./gate.ts";
 import { type RestCaller, type ToolDeps, toolServer } from "./server.ts";
 
 /** A JSON-RPC request of a tool call is small; this bounds what a caller makes the server read. */
@@ -16,6 +16,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export interface McpDoorDeps extends ToolDeps {
   billing: Billing;
+  /** OAuth access tokens' check (gate.ts). */
+  oauth: GateDeps["oauth"];
   /** The server's public base URL (no trailing slash): the challenge's metadata URL is under it. */
   publicUrl(): string;
   /** Host names (no port) `Host` and `Origin` may name besides the loopback ones. */
@@ -42,6 +44,7 @@ export function mcpDoor(deps: McpDoorDeps): Door {
     maxBodyBytes: MAX_BODY_BYTES,
     gate: mcpGate({
       billing: deps.billing,
+      oauth: deps.oauth,
       get resourceMetadataUrl() {
         return `${deps.publicUrl()}/.well-known/oauth-protected-resource/mcp`;
       },

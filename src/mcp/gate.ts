@@ -2,19 +2,26 @@ import type { Billing } from "../accounts/billing.ts";
 import type { ApiKeyInfo } from "../accounts/store.ts";
 import { ApiError } from "../errors.ts";
 import type { Gate } from "../http/doors.ts";
+import { PREFIX } from "../oauth/secrets.ts";
+import type { OAuthServer } from "../oauth/server.ts";
 
 /** What the gate of `/mcp` checks credentials against. */
 export interface GateDeps {
   billing: Billing;
+  /** The authorization server's check of an OAuth access token (src/oauth/server.ts). */
+  oauth: Pick<OAuthServer, "verifyAccessToken">;
   /** Where the protected-resource metadata (RFC 9728) is: `<base>/.well-known/oauth-protected-resource`. */
   resourceMetadataUrl: string;
 }
 
 /**
  * The key a bearer credential presented to `/mcp` stands for, valid now; null for every kind
- * of bad one. An API key (`sk_...`) is checked exactly as the REST API checks it.
+ * of bad one. An API key (`sk_...`) is checked exactly as the REST API checks it; an OAuth
+ * access token (`stk_at_...`) stands for the API key that approved its grant, whose user's
+ * credits the call is charged to (docs/oauth.md).
  */
 export function bearerKey(deps: GateDeps, presented: string, now: Date): ApiKeyInfo | null {
+  if (presented.startsWith(PREFIX.access)) return deps.oauth.verifyAccessToken(presented, now)?.key ?? null;
   return deps.billing.authenticate(presented, now);
 }
 
