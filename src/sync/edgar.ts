@@ -161,9 +161,15 @@ export class EdgarStage {
     const allListed = this.state.watermark(ALL_LISTED) === "1";
     if (allListed) await this.bulkArchives();
     const bulk = allListed && this.mirror.has(secFiles.submissionsZip.mirror);
-    const missing = [...this.universe].filter(
-      (cik) => !bulk && this.state.fetched(this.sec.data(secFiles.submissions(cik).path)) === null,
-    );
+    // A company is in the mirror once its submissions and companyfacts were both answered
+    // (a 404 counts); one that failed half-way is fetched again.
+    const missing = bulk
+      ? []
+      : [...this.universe].filter(
+          (cik) =>
+            this.state.fetched(this.sec.data(secFiles.submissions(cik).path)) === null ||
+            this.state.fetched(this.sec.data(secFiles.companyfacts(cik).path)) === null,
+        );
     this.progress.start("companies", missing.length);
     await pool(missing, CONCURRENCY, async (cik) => {
       await this.company(cik, plan.form4Since);
@@ -210,7 +216,7 @@ export class EdgarStage {
         for (const page of json.filings?.files ?? []) {
           const file = secFiles.submissionsPage(page.name);
           if (!this.mirror.has(file.mirror))
-            await this.fetchInto(this.sec.data(file.path), file.mirror, "submissions", MAX_JSON_BYTES);
+            await this.fetchInto(this.sec.data(file.path), file.mirror, "submissions", MAX_JSON_BYTES, [404]);
         }
         if (form4Since !== null)
           for (const filing of ownershipFilings(cik, json, form4Since)) await this.ownership(filing);
@@ -321,6 +327,7 @@ export class EdgarStage {
       this.recordBody(url, fetched.status, fetched.body, fetched.headers, candidate.mirror);
       this.state.recordFiling(filing.accession, filing.cik, filing.form, "fetched", candidate.mirror);
       this.result.documents++;
+      this.result.changed = true;
       return;
     }
     this.state.recordFiling(filing.accession, filing.cik, filing.form, "missing", null);
@@ -348,7 +355,10 @@ export class EdgarStage {
     }
     const hash = sha256(fetched.body);
     const unchanged = last?.sha256 === hash && this.mirror.has(path);
-    if (!unchanged) this.mirror.write(path, kind, fetched.body);
+    if (!unchanged) {
+      this.mirror.write(path, kind, fetched.body);
+      this.result.changed = true;
+    }
     this.recordBody(url, fetched.status, fetched.body, fetched.headers, path, hash);
     return unchanged ? "unchanged" : "written";
   }
@@ -370,7 +380,6 @@ export class EdgarStage {
       lastModified: headers.get("last-modified"),
       path,
     });
-    this.result.changed = true;
   }
 
   /** Records a failed item and goes on; a stopped source (a block, a refused User-Agent) ends the run. */

@@ -34,6 +34,11 @@ export class Limiter {
     return turn;
   }
 
+  /** Whether a pause is holding requests now. */
+  get paused(): boolean {
+    return Date.now() < this.pausedUntil;
+  }
+
   /** Holds every request, including those already waiting, for `ms`. */
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
@@ -111,6 +116,8 @@ class RetryableError extends Error {}
 /** One remote source behind its limiter. */
 export class HttpSource {
   readonly counters: SourceCounters = { requests: 0, bytes: 0, retries: 0, pauses: 0, errors: 0 };
+  /** Why the source stopped; once set, no request is sent any more. */
+  private stopped: SourceStoppedError | null = null;
 
   constructor(private readonly opts: SourceOptions) {}
 
@@ -125,6 +132,7 @@ export class HttpSource {
       try {
         return await this.once(url, get);
       } catch (error) {
+        if (error instanceof SourceStoppedError) this.stopped ??= error;
         if (!(error instanceof RetryableError)) throw error;
         this.counters.errors++;
         if (attempt >= maxAttempts)
@@ -142,7 +150,9 @@ export class HttpSource {
   }
 
   private async once(url: string, get: GetOptions): Promise<Fetched> {
+    if (this.stopped) throw this.stopped;
     await this.opts.limiter.take();
+    if (this.stopped) throw this.stopped;
     this.counters.requests++;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.opts.timeoutMs);
@@ -177,6 +187,8 @@ export class HttpSource {
 
   /** Pauses the whole source, then asks again; stops the run after too many pauses. */
   private async throttled(url: string, get: GetOptions, verdict: { pauseMs: number; reason: string }) {
+    // An answer to a request that was on its way when the pause began joins that pause.
+    if (this.opts.limiter.paused) return await this.once(url, get);
     this.counters.pauses++;
     const maxPauses = this.opts.maxPauses ?? 3;
     if (this.counters.pauses > maxPauses)

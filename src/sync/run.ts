@@ -11,9 +11,9 @@ import { importSources } from "../ingest/pipeline/import.ts";
 import { parseTickersExchange } from "../ingest/sources/tickers.ts";
 import type { Logger } from "../log.ts";
 import { type EdgarPlan, type EdgarResult, EdgarStage } from "./edgar.ts";
-import { type SourceCounters, SourceStoppedError } from "./http.ts";
+import { FetchFailedError, type SourceCounters, SourceStoppedError } from "./http.ts";
 import { acquireSyncLock } from "./lock.ts";
-import { Mirror } from "./mirror.ts";
+import { BadBodyError, Mirror } from "./mirror.ts";
 import { AlphaVantageProvider } from "./prices/alphavantage.ts";
 import type { PriceProvider } from "./prices/provider.ts";
 import { type PriceResult, syncPrices } from "./prices/stage.ts";
@@ -97,7 +97,15 @@ export async function runSync(
         );
       }
     } catch (error) {
-      if (!(error instanceof SourceStoppedError)) throw error;
+      // A stopped source, or a failure the run cannot go on without (the SEC's ticker lists).
+      if (
+        !(
+          error instanceof SourceStoppedError ||
+          error instanceof FetchFailedError ||
+          error instanceof BadBodyError
+        )
+      )
+        throw error;
       summary.error = error.message;
       log.error("sync stopped", { run: runId, reason: error.message });
       return summary;
