@@ -13,8 +13,10 @@ import { IdempotencyGate } from "./idempotency.ts";
 import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { type Route, routesPlugin } from "./route.ts";
+import { batchRoutes } from "./routes/batch.ts";
 import { calendarRoutes } from "./routes/calendar.ts";
 import { derivedRoutes } from "./routes/documents.ts";
+import { exportRoutes } from "./routes/exports.ts";
 import { filingsRoutes } from "./routes/filings.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";
@@ -57,7 +59,9 @@ export function createApp(deps: AppDeps) {
     ...statementsRoutes,
     ...derivedRoutes,
     ...calendarRoutes,
+    ...exportRoutes(),
   ];
+  routes.push(...batchRoutes(routes));
   const idempotency = new IdempotencyGate(deps.accounts);
   const fastPath = fastPathMatcher(routes);
   const doors = deps.doors ?? [];
