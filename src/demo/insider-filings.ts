@@ -10,50 +10,11 @@
  */
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
-import { renderOwnershipXml } from "./ownership-xml.ts";
+import { type Insider, type OwnershipDoc, renderOwnershipXml, type Trade } from "./ownership-xml.ts";
 import { weekdayOnOrAfter } from "./periods.ts";
 import type { PriceSeries } from "./price-series.ts";
 import { type DemoFiling, write } from "./sources.ts";
 import { type DemoCompany, rng } from "./universe.ts";
-
-export interface Insider {
-  cik: string;
-  name: string;
-  director: boolean;
-  officer: boolean;
-  tenPercent: boolean;
-  title: string | null;
-  holdings: number;
-}
-
-export type TradeCode = "P" | "S" | "A" | "M" | "F";
-
-export interface Trade {
-  code: TradeCode;
-  date: string;
-  shares: number;
-  price: number;
-  direction: "A" | "D";
-  /** Shares owned after the transaction. */
-  after: number;
-}
-
-export interface OwnershipDoc {
-  company: DemoCompany;
-  owner: Insider;
-  documentType: "4" | "4/A";
-  periodOfReport: string;
-  signatureDate: string;
-  /** Amendments: when the amended filing was submitted. */
-  originalSubmission: string | null;
-  accession: string;
-  trades: Trade[];
-  /** An option exercise behind an M row: the derivative-table entry. */
-  option: { exercisePrice: number; shares: number } | null;
-  /** Sales under a Rule 10b5-1 plan. */
-  plan: boolean;
-  remarks: string;
-}
 
 /** Companies whose insiders file; the first one also has the amended filing. */
 const FORM4_TICKERS: readonly string[] = ["DWGT", "DCLD", "DBNK", "DPHR"];

@@ -4,7 +4,47 @@
  * transaction, whatever its code), the derivative table (the option behind an M row),
  * footnotes, remarks and the signature.
  */
-import type { Insider, OwnershipDoc, Trade } from "./insider-filings.ts";
+import type { DemoCompany } from "./universe.ts";
+
+export interface Insider {
+  cik: string;
+  name: string;
+  director: boolean;
+  officer: boolean;
+  tenPercent: boolean;
+  title: string | null;
+  holdings: number;
+}
+
+type TradeCode = "P" | "S" | "A" | "M" | "F";
+
+export interface Trade {
+  code: TradeCode;
+  date: string;
+  shares: number;
+  price: number;
+  direction: "A" | "D";
+  /** Shares owned after the transaction. */
+  after: number;
+}
+
+/** One ownership document of a demo insider, as insider-filings.ts plans it and this renders it. */
+export interface OwnershipDoc {
+  company: DemoCompany;
+  owner: Insider;
+  documentType: "4" | "4/A";
+  periodOfReport: string;
+  signatureDate: string;
+  /** Amendments: when the amended filing was submitted. */
+  originalSubmission: string | null;
+  accession: string;
+  trades: Trade[];
+  /** An option exercise behind an M row: the derivative-table entry. */
+  option: { exercisePrice: number; shares: number } | null;
+  /** Sales under a Rule 10b5-1 plan. */
+  plan: boolean;
+  remarks: string;
+}
 
 const xmlText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const flag = (b: boolean) => (b ? "1" : "0");
