@@ -18,6 +18,7 @@ import { calendarRoutes } from "./routes/calendar.ts";
 import { derivedRoutes } from "./routes/documents.ts";
 import { exportRoutes } from "./routes/exports.ts";
 import { filingsRoutes } from "./routes/filings.ts";
+import { screenerRoutes } from "./routes/screener.ts";
 import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";
 import { stocksRoutes } from "./routes/stocks.ts";
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps) {
     ...statementsRoutes,
     ...derivedRoutes,
     ...calendarRoutes,
+    ...screenerRoutes,
     ...exportRoutes(),
   ];
   routes.push(...batchRoutes(routes));

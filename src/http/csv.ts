@@ -19,6 +19,8 @@ export const FormatParam = t.String({
 export interface Tabular<B = never> {
   row: TSchema;
   rows(body: B): readonly unknown[];
+  /** The columns, when the call chooses them (the screener's `fields`); else the row schema's. */
+  columns?(body: B): readonly string[];
 }
 
 /** A cell a spreadsheet would read as a formula: a text starting with =, +, -, @, tab or CR. */
@@ -47,7 +49,11 @@ function isRecord(schema: TSchema): boolean {
 
 /** The rows as RFC 4180 text: a header row, then one line per row, every line ending CRLF. */
 export function toCsv(schema: TSchema, rows: readonly unknown[]): string {
-  const columns = columnsOf(schema);
+  return csvText(columnsOf(schema), rows);
+}
+
+/** The rows' `columns` as RFC 4180 text. */
+function csvText(columns: readonly string[], rows: readonly unknown[]): string {
   const lines = [columns.map(cell).join(",")];
   for (const row of rows) {
     const flat = flatten(row as Record<string, unknown>);
@@ -82,7 +88,8 @@ const isNumeric = (text: string): boolean => text.trim() === text && Number.isFi
 
 /** The rows of a JSON body, as a tabular endpoint's CSV. */
 export function csvOf<B>(tabular: Tabular<B>, body: B): string {
-  return toCsv(tabular.row, tabular.rows(body));
+  const rows = tabular.rows(body);
+  return tabular.columns ? csvText(tabular.columns(body), rows) : toCsv(tabular.row, rows);
 }
 
 /** A fast-path body (JSON text or its pieces) parsed back. */

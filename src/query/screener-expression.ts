@@ -27,7 +27,8 @@ export type Comparator = "<" | "<=" | ">" | ">=" | "=" | "!=";
 
 /** A parsed expression. */
 export type Expression =
-  | { type: "and" | "or"; terms: Expression[] }
+  | { type: "and"; terms: Expression[] }
+  | { type: "or"; terms: Expression[] }
   | { type: "compare"; column: string; comparator: Comparator; value: number | string }
   | { type: "null"; column: string; negated: boolean };
 

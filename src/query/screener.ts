@@ -5,7 +5,7 @@
  * bound parameter.
  */
 import type { SqlParams } from "../snapshot/duckdb.ts";
-import { type Columns, SNAPSHOT_TABLES } from "../snapshot/tables.ts";
+import { type Columns, type ColumnType, SNAPSHOT_TABLES } from "../snapshot/tables.ts";
 import type { Expression } from "./screener-expression.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
 
@@ -55,6 +55,17 @@ function orderTerm(key: SortKey): string {
   return `${quoted(key.column)} ${key.descending ? "DESC" : "ASC"} NULLS LAST`;
 }
 
+/** The SQL type a value compared with a column of each type is bound as. */
+const VALUE_TYPES: Record<ColumnType, string> = {
+  DOUBLE: "DOUBLE",
+  BIGINT: "DOUBLE",
+  INTEGER: "DOUBLE",
+  DATE: "DATE",
+  TIMESTAMP: "TIMESTAMP",
+  VARCHAR: "VARCHAR",
+  BOOLEAN: "BOOLEAN",
+};
+
 /** The expression as SQL, its values added to `params` as `$v1`, `$v2`, ... */
 function condition(expression: Expression, params: SqlParams): string {
   switch (expression.type) {
@@ -65,9 +76,11 @@ function condition(expression: Expression, params: SqlParams): string {
       return `${quoted(expression.column)} IS ${expression.negated ? "NOT " : ""}NULL`;
     case "compare": {
       const name = `v${Object.keys(params).length + 1}`;
-      params[name] = expression.value;
-      const value =
-        SCREENER_COLUMNS.get(expression.column) === "DATE" ? `CAST($${name} AS DATE)` : `$${name}`;
+      // A number goes as its shortest round-trip text, cast to DOUBLE below: the driver binds an
+      // integral number as INTEGER or BIGINT, which -1e19 overflows.
+      params[name] = typeof expression.value === "number" ? String(expression.value) : expression.value;
+      // Typed by the column's kind, not inferred from it: 2025.5 stays a DOUBLE beside a BIGINT column.
+      const value = `CAST($${name} AS ${VALUE_TYPES[SCREENER_COLUMNS.get(expression.column) ?? "VARCHAR"]})`;
       return `${quoted(expression.column)} ${expression.comparator} ${value}`;
     }
   }
