@@ -251,12 +251,17 @@ function yahooChart(root: string, ticker: string, query: URLSearchParams): Uint8
   }
   const dividends: Record<string, { amount: number; date: number }> = {};
   const dividendFile = join(root, "dividends", `${ticker}.csv`);
-  if (existsSync(dividendFile))
-    for (const line of readFileSync(dividendFile, "utf8").trim().split(/\r?\n/).slice(1)) {
-      const [date, amount] = line.split(",");
-      const ts = at((date as string).slice(0, 10));
-      if (ts >= from && ts <= to) dividends[String(ts)] = { amount: Number(amount), date: ts };
+  if (existsSync(dividendFile)) {
+    const [head, ...rows] = readFileSync(dividendFile, "utf8").trim().split(/\r?\n/);
+    const names = (head ?? "").toLowerCase().split(",");
+    const dateAt = Math.max(names.indexOf("ex_date"), names.indexOf("date"));
+    const amountAt = Math.max(names.indexOf("amount"), names.indexOf("dividends"));
+    for (const row of rows) {
+      const cells = row.split(",");
+      const ts = at((cells[dateAt] as string).slice(0, 10));
+      if (ts >= from && ts <= to) dividends[String(ts)] = { amount: Number(cells[amountAt]), date: ts };
     }
+  }
   const chart = {
     chart: {
       result: [

@@ -79,6 +79,10 @@ async function updateTicker(provider: PriceProvider, ticker: string, state: Sync
   const kept = since === null ? [] : state.bars(ticker, provider.name).filter((b) => b.date < since);
   const merged: StoredBar[] = [...kept, ...fresh];
   if (merged.length === 0) throw new NoSuchTickerError(`${provider.name} ${ticker}: no bars`);
-  mirror.write(priceFile(ticker), "price-csv", new TextEncoder().encode(renderPriceCsv(merged)));
+  const csv = renderPriceCsv(merged);
+  const file = priceFile(ticker);
+  // The same days again write nothing (and call for no import).
+  if (!mirror.has(file) || mirror.read(file) !== csv)
+    mirror.write(file, "price-csv", new TextEncoder().encode(csv));
   state.saveBars(ticker, provider.name, fresh, since);
 }
