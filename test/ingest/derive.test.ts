@@ -11,7 +11,7 @@ import type { CompanyStatements, SharesObservation } from "../../src/ingest/rule
 import { inferSplits, splitRatio } from "../../src/ingest/rules/splits.ts";
 import type { PriceRow } from "../../src/ingest/sources/price-rows.ts";
 import type { DerivedDocuments } from "../../src/snapshot/documents.ts";
-import { balance, cashFlow, income } from "./rules/builders.ts";
+import { balance, cashFlow, income, securityInputs } from "./rules/builders.ts";
 
 const bar = (date: string, close: number): PriceRow => ({
   date,
@@ -113,22 +113,7 @@ function statements(extra: Extra = {}, splitAfter = 1): CompanyStatements & { cu
 }
 
 function inputs(over: Partial<SecurityInputs> = {}): SecurityInputs {
-  return {
-    securityId: "sec_1",
-    symbol: "TEST",
-    priceCurrency: "USD",
-    statements: statements(),
-    shares: SHARES,
-    prices: PRICES,
-    dividends: null,
-    calendar: [],
-    reportDates: [],
-    resultsDates: [],
-    estimates: null,
-    history: null,
-    growth: null,
-    ...over,
-  };
+  return securityInputs({ statements: statements(), shares: SHARES, prices: PRICES, ...over });
 }
 
 function doc<K extends keyof DerivedDocuments>(rows: DerivedRow[], kind: K): DerivedDocuments[K] {

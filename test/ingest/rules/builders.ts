@@ -1,5 +1,5 @@
 /**
- * Small builders for compute tests: statement periods with every field null except the
+ * Small builders for rule tests: statement periods with every field null except the
  * ones a test names, so each test states exactly the figures its hand computation uses.
  */
 
@@ -14,6 +14,7 @@ import {
   type PeriodType,
   type StatementPeriod,
 } from "../../../src/domain/statements.ts";
+import type { SecurityInputs } from "../../../src/ingest/pipeline/derive.ts";
 import type { CompanyStatements } from "../../../src/ingest/rules/inputs.ts";
 
 /** Options of a built period; filing dates default to 45 days after the period end. */
@@ -86,5 +87,25 @@ export function statements(parts: Partial<CompanyStatements>): CompanyStatements
     income_statement: parts.income_statement ?? [],
     balance_sheet: parts.balance_sheet ?? [],
     cash_flow_statement: parts.cash_flow_statement ?? [],
+  };
+}
+
+/** A security's inputs to deriveSecurity with no statements, prices or market sources but what `over` names. */
+export function securityInputs(over: Partial<SecurityInputs>): SecurityInputs {
+  return {
+    securityId: "sec_1",
+    symbol: "TEST",
+    priceCurrency: "USD",
+    statements: null,
+    shares: [],
+    prices: [],
+    dividends: null,
+    calendar: [],
+    reportDates: [],
+    resultsDates: [],
+    estimates: null,
+    history: null,
+    growth: null,
+    ...over,
   };
 }

@@ -10,7 +10,7 @@ import { deriveEarnings, type SecurityInputs } from "../../../src/ingest/pipelin
 import { computeEarnings, computeEstimates, nextQuarterGap } from "../../../src/ingest/rules/earnings.ts";
 import type { EarningsHistory, QuarterlyEarnings } from "../../../src/ingest/sources/estimates.ts";
 import type { CalendarRow } from "../../../src/snapshot/documents.ts";
-import { income, statements } from "./builders.ts";
+import { income, securityInputs, statements } from "./builders.ts";
 
 function row(date: string, quarter: string, actual: number | null, forecast: number | null): CalendarRow {
   return {
@@ -92,24 +92,8 @@ describe("the latest quarter's EPS from the calendar", () => {
 });
 
 describe("release dates with a calendar", () => {
-  function inputs(over: Partial<SecurityInputs>): SecurityInputs {
-    return {
-      securityId: "sec_1",
-      symbol: "X",
-      priceCurrency: "USD",
-      statements: { ...statements({}), currency: "USD" },
-      shares: [],
-      prices: [],
-      dividends: null,
-      calendar: [],
-      reportDates: [],
-      resultsDates: [],
-      estimates: null,
-      history: null,
-      growth: null,
-      ...over,
-    };
-  }
+  const inputs = (over: Partial<SecurityInputs>) =>
+    securityInputs({ symbol: "X", statements: { ...statements({}), currency: "USD" }, ...over });
   const earningsOf = (input: SecurityInputs) => {
     const doc = deriveEarnings(input, "2026-11-24").find((r) => r.kind === "earnings");
     return (JSON.parse(doc?.body ?? "{}") as { earnings: Record<string, unknown> }).earnings;
