@@ -223,6 +223,18 @@ describe("answers equal filtering the rows in TypeScript", () => {
     expect(Object.keys(body.data[0] ?? {})).toEqual(body.fields);
   });
 
+  test("the examples of docs/api.md answer rows", async () => {
+    for (const where of [
+      "market_cap > 1e10 and (roe > 0.2 or roic > 0.15)",
+      "dps_ttm is not null and dividend_payout_ratio < 0.6",
+      "exchange = 'NYSE'",
+      "country = 'United States'",
+      "dividend_frequency = 'quarterly'",
+      "metrics_as_of_date >= '2025-01-01'",
+    ])
+      expect((await screenerJson({ where })).data.length, where).toBeGreaterThan(0);
+  });
+
   test("no where: every security, by symbol", async () => {
     const body = await screenerJson({ per_page: "500", fields: "symbol" });
     expect(body.data).toEqual(ordered(table, []).map((r) => ({ symbol: r.symbol })));
