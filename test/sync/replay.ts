@@ -65,6 +65,13 @@ export class ReplayServer {
     return `http://127.0.0.1:${this.server.port}`;
   }
 
+  /** The file served for a bulk archive path. */
+  archivePath(path: string): string {
+    const file = this.opts.archives?.[path];
+    if (!file) throw new Error(`no archive at ${path}`);
+    return file;
+  }
+
   /** Requests whose path starts with `prefix`. */
   count(prefix = "/"): number {
     return this.requests.filter((r) => r.path.startsWith(prefix)).length;
