@@ -52,6 +52,7 @@ const TABULAR: { path: string; rows: (body: never) => Row[] }[] = [
   { path: "/securities/DWGT/insider_tradings", rows: (b: { insider_tradings: Row[] }) => b.insider_tradings },
   { path: "/calendar/earnings?ticker=DWGT", rows: (b: Row[]) => b },
   { path: "/securities/search?query=d&per_page=100", rows: (b: { data: Row[] }) => b.data },
+  { path: "/screener?where=market_cap%3E0&sort=-roe&fields=*", rows: (b: { data: Row[] }) => b.data },
 ];
 
 const withFormat = (path: string, format: string) =>
@@ -294,6 +295,7 @@ test("the OpenAPI document lists format on exactly the tabular operations", asyn
   expect(withFormat.sort()).toEqual(
     [
       "/calendar/earnings",
+      "/screener",
       "/sec_filings",
       "/securities/search",
       "/securities/{ticker}/insider_tradings",
