@@ -1,3 +1,4 @@
+import { addYears, yearOf } from "../domain/dates.ts";
 import { type PeriodType, STATEMENT_FIELDS, type StatementKind } from "../domain/statements.ts";
 import type { Row } from "../snapshot/duckdb.ts";
 import type { LoadedSnapshot } from "./snapshot.ts";
@@ -39,13 +40,74 @@ const ANY_SQL = {
   income_statement: "SELECT 1 AS x FROM income_statement WHERE cik = $cik LIMIT 1",
 } as const;
 
+/** One end of a fiscal-year range: a fiscal year's label, or a date (YYYY-MM-DD). */
+export type FiscalBound = { year: number } | { date: string };
+
 /** Which periods of a statement a call asks for. */
 export interface PeriodFilter {
   periodType: PeriodType;
-  /** Fiscal years (the company's own labels), inclusive. */
-  fromYear: number;
-  toYear: number;
+  /** The first and last fiscal years, inclusive (see `fiscalYearRange`); null: no bound. */
+  start: FiscalBound | null;
+  end: FiscalBound | null;
   limit: number;
+}
+
+/** The end of each fiscal year that has an annual period: its period end. */
+function yearEndsSql(kind: StatementKind): string {
+  return `SELECT fiscal_year, max(period_end) AS year_end FROM ${kind}
+    WHERE cik = $cik AND period_type = 'annual' GROUP BY fiscal_year`;
+}
+
+const YEAR_ENDS_SQL = {
+  balance_sheet: yearEndsSql("balance_sheet"),
+  cash_flow_statement: yearEndsSql("cash_flow_statement"),
+  income_statement: yearEndsSql("income_statement"),
+} as const;
+
+/**
+ * The fiscal years (labels, inclusive) that a range's bounds select, given the end of each
+ * fiscal year the company reported a full year for. A year bound is that fiscal year; a date
+ * as `start` selects the fiscal years that end on or after it, as `end` those that end on or
+ * before it. A fiscal year without an annual period (the one in progress, or one before the
+ * first filed) ends a whole number of years from the nearest one that has one; a company
+ * without any annual period has calendar fiscal years.
+ */
+export function fiscalYearRange(
+  yearEnds: ReadonlyMap<number, string>,
+  start: FiscalBound | null,
+  end: FiscalBound | null,
+): { fromYear: number; toYear: number } {
+  const known = [...yearEnds].sort(([a], [b]) => a - b);
+  const endOf = (label: number): string => {
+    const exact = yearEnds.get(label);
+    if (exact !== undefined) return exact;
+    const before = known.filter(([k]) => k < label).at(-1);
+    const nearest = before ?? known[0];
+    return nearest ? addYears(nearest[1], label - nearest[0]) : `${label}-12-31`;
+  };
+  // A fiscal year ends within a year and a bit of its label's calendar year, either side.
+  const around = (date: string) => [
+    yearOf(date) - 2,
+    yearOf(date) - 1,
+    yearOf(date),
+    yearOf(date) + 1,
+    yearOf(date) + 2,
+  ];
+  const fromYear =
+    start === null
+      ? 0
+      : "year" in start
+        ? start.year
+        : (around(start.date).find((label) => endOf(label) >= start.date) ?? yearOf(start.date) + 3);
+  const toYear =
+    end === null
+      ? 9999
+      : "year" in end
+        ? end.year
+        : (around(end.date)
+            .reverse()
+            .find((label) => endOf(label) <= end.date) ?? yearOf(end.date) - 3);
+  return { fromYear, toYear };
 }
 
 /**
@@ -60,11 +122,21 @@ export async function getStatementPeriods(
   filter: PeriodFilter,
 ): Promise<ServedPeriod[] | null> {
   if (!snapshot.has(kind)) return null;
+  const byDate = (bound: FiscalBound | null) => bound !== null && "date" in bound;
+  const yearEnds =
+    byDate(filter.start) || byDate(filter.end)
+      ? await snapshot.all<{ fiscal_year: number; year_end: string }>(YEAR_ENDS_SQL[kind], { cik })
+      : [];
+  const { fromYear, toYear } = fiscalYearRange(
+    new Map(yearEnds.map((r) => [r.fiscal_year, r.year_end])),
+    filter.start,
+    filter.end,
+  );
   const rows = await snapshot.all(SQL[kind], {
     cik,
     period_type: filter.periodType,
-    from_year: filter.fromYear,
-    to_year: filter.toYear,
+    from_year: fromYear,
+    to_year: toYear,
     limit: filter.limit,
   });
   if (rows.length === 0) {

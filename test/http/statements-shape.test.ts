@@ -140,31 +140,44 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       expect(apple.length).toBeLessThan(100);
     });
 
-    test("timeframe is another name for period_type; start and end keep the fiscal years between their years", async () => {
+    test("timeframe is another name for period_type, both in any case; start and end select fiscal years", async () => {
       for (const kind of KINDS) {
         const base = `/stocks/AAPL/${PATH[kind]}`;
         const quarterly = await periods("AAPL", kind, "quarterly");
         const viaTimeframe = await server.get(`${base}?timeframe=quarterly&limit=100`, key);
         expect(((await viaTimeframe.json()) as { periods: Period[] }).periods).toEqual(quarterly);
-        const both = await server.get(`${base}?timeframe=ttm&period_type=ttm&limit=100`, key);
+        const both = await server.get(`${base}?timeframe=TTM&period_type=ttm&limit=100`, key);
         expect(((await both.json()) as { periods: Period[] }).periods).toEqual(
           await periods("AAPL", kind, "ttm"),
         );
-        // Apple's fiscal years end in late September: FY2020 to FY2022, whatever the dates' days.
-        const window = await server.get(
-          `${base}?period_type=quarterly&start=2020-12-31&end=2022-01-01&limit=100`,
-          key,
-        );
-        const kept = ((await window.json()) as { periods: Period[] }).periods;
-        expect(kept).toEqual(quarterly.filter((p) => p.fiscal_year >= 2020 && p.fiscal_year <= 2022));
-        expect(kept.length).toBe(12);
+        const capitalised = await server.get(`${base}?period_type=Quarterly&limit=100`, key);
+        expect(((await capitalised.json()) as { periods: Period[] }).periods).toEqual(quarterly);
+        const inYears = async (query: string) =>
+          (
+            (await (await server.get(`${base}?period_type=quarterly&limit=100&${query}`, key)).json()) as {
+              periods: Period[];
+            }
+          ).periods;
+        const years = (from: number, to: number) =>
+          quarterly.filter((p) => p.fiscal_year >= from && p.fiscal_year <= to);
+        // Bare years are fiscal years.
+        expect(await inYears("start=2020&end=2022")).toEqual(years(2020, 2022));
+        expect(years(2020, 2022).length).toBe(12);
+        // Apple's fiscal years end in late September (FY2020 on 2020-09-26, FY2021 on 2021-09-25,
+        // FY2022 on 2022-09-24): from 2020-12-31 the first year that ends on or after it is FY2021;
+        // up to 2022-01-01 the last that ends on or before it is FY2021 too.
+        expect(await inYears("start=2020-12-31&end=2022-01-01")).toEqual(years(2021, 2021));
+        expect(await inYears("start=2020-09-26&end=2022-09-24")).toEqual(years(2020, 2022));
+        expect(await inYears("start=2020-09-27&end=2022-09-23")).toEqual(years(2021, 2021));
+        // A year and a date together.
+        expect(await inYears("start=2021&end=2021-09-30")).toEqual(years(2021, 2021));
         const annual = await periods("AAPL", kind, "annual");
         const since = await server.get(`${base}?start=2019-01-01&limit=2`, key);
         expect(((await since.json()) as { periods: Period[] }).periods).toEqual(annual.slice(0, 2));
         const until = await server.get(`${base}?end=2015-06-30&limit=2`, key);
         const old = ((await until.json()) as { periods: Period[] }).periods;
-        expect(old).toEqual(annual.filter((p) => p.fiscal_year <= 2015).slice(0, 2));
-        expect(old[0]?.fiscal_year).toBe(2015);
+        expect(old).toEqual(annual.filter((p) => p.fiscal_year <= 2014).slice(0, 2));
+        expect(old[0]?.fiscal_year).toBe(2014);
         const none = await server.get(`${base}?start=1990-01-01&end=1991-12-31`, key);
         expect(none.status).toBe(200);
         expect(((await none.json()) as { periods: Period[] }).periods).toEqual([]);
@@ -177,10 +190,13 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
       const cases: [string, string][] = [
         ["?timeframe=quarterly&period_type=annual", "timeframe"],
         ["?timeframe=weekly", "timeframe"],
-        ["?start=2020", "start"],
+        ["?start=202", "start"],
+        ["?start=2020-1", "start"],
+        ["?period_type=annually", "period_type"],
         ["?start=2021-02-30", "start"],
         ["?end=20-01-01", "end"],
         ["?start=2022-01-01&end=2021-12-31", "start"],
+        ["?start=2022&end=2021", "start"],
       ];
       for (const [query, name] of cases) {
         const res = await server.get(`${base}${query}`, own);
@@ -258,7 +274,7 @@ describe.skipIf(!FIXTURES)("statements over the real fixtures (STOCKD_FIXTURES)"
           await expectProblem(res, 400, { code: "invalid_parameter", name: "limit", in: "query" });
           expect(chargedBy(res)).toBe(0);
         }
-        for (const type of ["weekly", "ANNUAL", ""]) {
+        for (const type of ["weekly", "annuals", ""]) {
           const res = await server.get(`${base}?period_type=${type}`, own);
           await expectProblem(res, 400, { code: "invalid_parameter", name: "period_type", in: "query" });
           expect(chargedBy(res)).toBe(0);

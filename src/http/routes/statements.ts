@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { STATEMENT_FIELDS, type StatementKind } from "../../domain/statements.ts";
 import { ApiError, invalidParameter } from "../../errors.ts";
-import { getStatementPeriods, type PeriodFilter } from "../../query/statements.ts";
+import { type FiscalBound, getStatementPeriods, type PeriodFilter } from "../../query/statements.ts";
 import { Nullable, NumOrNull, StrOrNull } from "../models/common.ts";
 import { calendarDate, orderedRange, Params, queryParams, resolveSecurity } from "../params.ts";
 import type { Endpoint } from "../pricing.ts";
@@ -38,18 +38,43 @@ const DESCRIPTION =
   "consecutive quarters (balances: the latest instant). Restated values from the latest filing win; " +
   "`filing_date` is the report that first published the period, `latest_filing_date` the latest one used. Money " +
   "in units of `currency`; cash-flow outflows negative. Every field is present, null where the filer reports " +
-  "nothing that maps to it. `timeframe` is another name for `period_type`; `start` and `end` filter on " +
-  "fiscal year boundaries: a period is included when its `fiscal_year` lies between the years of `start` " +
-  "and `end`, inclusive; `limit` then takes the newest.";
+  "nothing that maps to it. `timeframe` is another name for `period_type`, and either is read in any case. " +
+  "`start` and `end` select fiscal years, inclusive: a year (`2021`) is that fiscal year; a date as `start` " +
+  "selects the fiscal years that end on or after it, as `end` those that end on or before it (a fiscal year " +
+  "ends where its annual period does; one not yet filed, a whole number of years from the nearest that is). A " +
+  "period is included when its `fiscal_year` is selected; `limit` then takes the newest.";
 
-const PERIOD_TYPE = t.Union([t.Literal("annual"), t.Literal("quarterly"), t.Literal("ttm")]);
+const PERIOD_TYPES = ["annual", "quarterly", "ttm"] as const;
+
+/** `annual`, `quarterly` or `ttm`, in any case (TTM, Annual). */
+const periodTypeParam = (name: string, description: string) =>
+  t.String({
+    pattern: `^(?:${PERIOD_TYPES.map((word) => [...word].map((c) => `[${c}${c.toUpperCase()}]`).join("")).join("|")})$`,
+    description,
+    error: `${name}: must be annual, quarterly or ttm`,
+  });
+
+/** A fiscal year (YYYY) or a date (YYYY-MM-DD). */
+const fiscalBoundParam = (name: string, description: string) =>
+  t.String({
+    pattern: "^\\d{4}(?:-\\d{2}-\\d{2})?$",
+    description: `${description}: a fiscal year (YYYY) or a date (YYYY-MM-DD)`,
+    examples: ["2021", "2021-06-30"],
+    error: `${name}: must be a fiscal year (YYYY) or a date (YYYY-MM-DD)`,
+  });
 
 interface StatementQuery {
-  period_type?: PeriodFilter["periodType"];
-  timeframe?: PeriodFilter["periodType"];
+  period_type?: string;
+  timeframe?: string;
   start?: string;
   end?: string;
   limit: number;
+}
+
+/** A range bound as the query gives it: a fiscal year, or a calendar date. */
+function fiscalBound(value: string | undefined, name: string): FiscalBound | null {
+  if (value === undefined) return null;
+  return value.length === 4 ? { year: Number(value) } : { date: calendarDate(value, name) };
 }
 
 /**
@@ -57,7 +82,8 @@ interface StatementQuery {
  * annual when neither is given; 400 when the two disagree.
  */
 function periodFilter(query: StatementQuery): PeriodFilter {
-  const { period_type, timeframe } = query;
+  const period_type = query.period_type?.toLowerCase() as PeriodFilter["periodType"] | undefined;
+  const timeframe = query.timeframe?.toLowerCase() as PeriodFilter["periodType"] | undefined;
   if (period_type && timeframe && period_type !== timeframe) {
     throw invalidParameter(
       "query",
@@ -65,15 +91,14 @@ function periodFilter(query: StatementQuery): PeriodFilter {
       "is another name for period_type and must not differ from it",
     );
   }
-  const start = query.start === undefined ? null : calendarDate(query.start, "start");
-  const end = query.end === undefined ? null : calendarDate(query.end, "end");
-  orderedRange(start, end, ["start", "end"]);
-  return {
-    periodType: period_type ?? timeframe ?? "annual",
-    fromYear: start ? Number(start.slice(0, 4)) : 0,
-    toYear: end ? Number(end.slice(0, 4)) : 9999,
-    limit: query.limit,
-  };
+  const start = fiscalBound(query.start, "start");
+  const end = fiscalBound(query.end, "end");
+  // Bounds of one kind are ordered; a year and a date are compared through the company's years.
+  if (start && end && "year" in start === "year" in end) {
+    const key = (bound: FiscalBound) => ("year" in bound ? String(bound.year) : bound.date);
+    orderedRange(key(start), key(end), ["start", "end"]);
+  }
+  return { periodType: period_type ?? timeframe ?? "annual", start, end, limit: query.limit };
 }
 
 function periodSchema(kind: StatementKind) {
@@ -111,19 +136,11 @@ function statementRoute({ kind, path, endpoint, title }: Statement) {
     query: queryParams({
       // No schema default: it would hide whether the call gave period_type or timeframe.
       period_type: t.Optional(
-        t.Union(PERIOD_TYPE.anyOf, {
-          description: "annual (default), quarterly or ttm",
-          error: "period_type: must be annual, quarterly or ttm",
-        }),
+        periodTypeParam("period_type", "annual (default), quarterly or ttm, in any case"),
       ),
-      timeframe: t.Optional(
-        t.Union(PERIOD_TYPE.anyOf, {
-          description: "another name for period_type",
-          error: "timeframe: must be annual, quarterly or ttm",
-        }),
-      ),
-      start: t.Optional(Params.date("start", "first fiscal year: the year of this date, inclusive")),
-      end: t.Optional(Params.date("end", "last fiscal year: the year of this date, inclusive")),
+      timeframe: t.Optional(periodTypeParam("timeframe", "another name for period_type")),
+      start: t.Optional(fiscalBoundParam("start", "the first fiscal year, inclusive")),
+      end: t.Optional(fiscalBoundParam("end", "the last fiscal year, inclusive")),
       limit: Params.positiveInt("limit", "number of periods", 10, 100),
     }),
     response: Body,
