@@ -27,8 +27,8 @@ export class Body {
   ) {}
 }
 
-/** Responses whose body is a file, written as it is read (`streamed`). */
-const streamedResponses = new WeakSet<Response>();
+/** The file (or part of one) of each Response `streamed` made. */
+const streamedFiles = new WeakMap<Response, Blob>();
 
 /**
  * A Response whose body is a file's bytes (an export), which the transport writes piece by
@@ -40,13 +40,16 @@ export function streamed(body: Blob, status: number, headers: Record<string, str
     status,
     headers: { ...headers, "content-length": String(body.size) },
   });
-  streamedResponses.add(response);
+  streamedFiles.set(response, body);
   return response;
 }
 
+/** The file an answer made by `streamed` sends; undefined for any other answer. */
+export const streamedFile = (answer: unknown): Blob | undefined =>
+  answer instanceof Response ? streamedFiles.get(answer) : undefined;
+
 /** True for an answer made by `streamed`. */
-export const isStreamed = (answer: unknown): boolean =>
-  answer instanceof Response && streamedResponses.has(answer);
+export const isStreamed = (answer: unknown): boolean => streamedFile(answer) !== undefined;
 
 /** What the routed part of a call answers: a Response (Elysia, errors) or a fast-path route's body. */
 export type Answer = Response | Body;

@@ -7,7 +7,7 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import { ApiError, problem } from "../errors.ts";
-import { isStreamed } from "./body.ts";
+import { streamedFile } from "./body.ts";
 import type { Client } from "./context.ts";
 import type { Reply } from "./settle.ts";
 
@@ -228,7 +228,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | typ
  * write of it would report no backpressure either).
  */
 async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
-  if (isStreamed(reply.body)) return sendStreamed(res, reply, reply.body as Response);
+  const file = streamedFile(reply.body);
+  if (file) return sendStreamed(res, reply, file);
   const body = await bodyBytes(reply.body);
   if (res.destroyed) return false;
   if (body !== null) reply.headers["content-length"] = String(Buffer.byteLength(body));
@@ -241,26 +242,19 @@ async function send(res: ServerResponse, reply: Reply): Promise<boolean> {
   return res.writableFinished || before(res, "finish");
 }
 
+/** The piece of a streamed file read and written at a time. */
+const FILE_PIECE_BYTES = 1024 * 1024;
+
 /**
  * Writes a streamed reply (a file, body.ts `streamed`) piece by piece as it is read, each
  * write waiting for the socket to take the last (backpressure): delivered as `send` says.
  */
-async function sendStreamed(res: ServerResponse, reply: Reply, response: Response): Promise<boolean> {
-  if (res.destroyed) {
-    await response.body?.cancel();
-    return false;
-  }
+async function sendStreamed(res: ServerResponse, reply: Reply, file: Blob): Promise<boolean> {
+  if (res.destroyed) return false;
   res.writeHead(reply.status, reply.headers);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (res.destroyed || (!res.write(value) && !(await before(res, "drain")))) return false;
-    }
-  } finally {
-    reader.releaseLock();
-    void response.body?.cancel().catch(() => {});
+  for (let at = 0; at < file.size; at += FILE_PIECE_BYTES) {
+    const piece = await file.slice(at, Math.min(file.size, at + FILE_PIECE_BYTES)).bytes();
+    if (res.destroyed || (!res.write(piece) && !(await before(res, "drain")))) return false;
   }
   res.end();
   return res.writableFinished || before(res, "finish");
