@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { t } from "elysia";
 import { ApiError } from "../../errors.ts";
 import {
@@ -94,8 +96,9 @@ const list = defineRoute({
 
 /** A CSV file's size when it was made already, else null (the list makes no CSV). */
 function madeSize(snapshot: LoadedSnapshot, table: ExportTable): number | null {
-  const size = Bun.file(`${madeFiles(snapshot).dir}/${table.name}.csv`).size;
-  return Number.isFinite(size) && size > 0 ? size : null;
+  return (
+    statSync(join(madeFiles(snapshot).dir, `${table.name}.csv`), { throwIfNoEntry: false })?.size ?? null
+  );
 }
 
 /** The export a file name (`<name>.<format>`) names; 404 for a name the list does not hold. */
