@@ -14,6 +14,11 @@ export interface Config {
    * the base of `/mcp`'s resource (docs/oauth.md). Null: the address the server listens on.
    */
   readonly publicUrl: string | null;
+  /**
+   * Whether OAuth clients may name a client-ID metadata document's URL as their `client_id`
+   * (the server then fetches it; docs/oauth.md). Off: clients register.
+   */
+  readonly oauthClientMetadataDocuments: boolean;
   /** The API key `stockd mcp` serves its client with (the client's credentials); null when unset. */
   readonly apiKey: string | null;
   /** The configuration file that was read, if any. */
@@ -108,6 +113,11 @@ export const SETTINGS = {
   metrics_token: { flag: null, env: "STOCKD_METRICS_TOKEN", fallback: null },
   api_key: { flag: null, env: "STOCKD_API_KEY", fallback: null },
   public_url: { flag: null, env: "STOCKD_PUBLIC_URL", fallback: null },
+  oauth_client_metadata_documents: {
+    flag: null,
+    env: "STOCKD_OAUTH_CLIENT_METADATA_DOCUMENTS",
+    fallback: "false",
+  },
   rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
   rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
   max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
@@ -162,6 +172,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     metricsToken: parseMetricsToken(raw("metrics_token")),
     apiKey: parseApiKey(raw("api_key")),
     publicUrl: parsePublicUrl(raw("public_url")),
+    oauthClientMetadataDocuments: parseSwitch(raw("oauth_client_metadata_documents")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
     limits: Object.freeze({
@@ -303,6 +314,13 @@ function parseApiKey(raw: Raw): string | null {
   if (typeof raw.value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(raw.value))
     throw new ConfigError(`${raw.where}: expected an API key (sk_...); the value is not shown`);
   return raw.value;
+}
+
+/** `true` or `false` (a TOML or JSON boolean, or those words). */
+function parseSwitch(raw: Raw): boolean {
+  if (raw.value === true || raw.value === "true") return true;
+  if (raw.value === false || raw.value === "false") return false;
+  throw bad(raw, "true or false");
 }
 
 /**

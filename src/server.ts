@@ -7,6 +7,7 @@ import { AuthFailureThrottle } from "./http/limits.ts";
 import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
 import { mcpDoor } from "./mcp/door.ts";
+import { fetchDocument } from "./oauth/client-metadata.ts";
 import { oauthDoor } from "./oauth/door.ts";
 import { createOAuthServer, REGISTRATIONS_PER_MINUTE } from "./oauth/server.ts";
 import { SnapshotService } from "./query/snapshot.ts";
@@ -60,6 +61,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     publicUrl: () => publicUrl,
     authFailures: new AuthFailureThrottle(config.limits.authFailuresPerMinute),
     registrations: new AuthFailureThrottle(REGISTRATIONS_PER_MINUTE),
+    documents: config.oauthClientMetadataDocuments ? fetchDocument : null,
   });
   const { handle, delivered, bodyLimit, idempotency } = createApp({
     accounts,

@@ -1,3 +1,4 @@
+import { isClientMetadataUrl } from "./client-metadata.ts";
 import { consentPage, failurePage } from "./consent-page.ts";
 import { isOurResource, type OAuthContext } from "./context.ts";
 import { OFFLINE_SCOPE, READ_SCOPE } from "./metadata.ts";
@@ -5,6 +6,7 @@ import { MAX_ATTEMPTS, type PendingRequest } from "./pending.ts";
 import { isLoopbackRedirect, redirectHost, redirectUriRegistered } from "./redirect-uris.ts";
 import { readForm, redirectTo } from "./responses.ts";
 import { hashSecret, LIFETIME_MS, newGrantId, newSecret, sameSecret } from "./secrets.ts";
+import type { OAuthClient } from "./store.ts";
 
 /** The consent form's body: two ids, a key and a button. */
 const MAX_CONSENT_BYTES = 4096;
@@ -27,12 +29,17 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * redirect URI are checked first; while either is in doubt nothing is sent to the redirect
  * URI. Later problems are shown too, with a link that tells the client.
  */
-export function showConsent(ctx: OAuthContext, url: URL): Response {
+export async function showConsent(ctx: OAuthContext, url: URL): Promise<Response> {
   const q = url.searchParams;
   const repeated = SINGLE.find((name) => q.getAll(name).length > 1);
   if (repeated) return failurePage("This request is malformed", `${repeated} is given more than once.`, 400);
-  const clientId = q.get("client_id") ?? "";
-  const client = clientId.length > 0 && clientId.length <= 100 ? ctx.store.findClient(clientId) : null;
+  const client = await findClient(ctx, q.get("client_id") ?? "");
+  if (typeof client === "string")
+    return failurePage(
+      "The application's metadata cannot be used",
+      `${client}. Nothing was sent to the application.`,
+      400,
+    );
   if (!client)
     return failurePage(
       "Unknown application",
@@ -87,6 +94,12 @@ export function showConsent(ctx: OAuthContext, url: URL): Response {
       503,
     );
   return consentPage(view(pending));
+}
+
+/** A registered client, or (when switched on) the client of a metadata document's URL: null if unknown, else why not. */
+async function findClient(ctx: OAuthContext, clientId: string): Promise<OAuthClient | string | null> {
+  if (ctx.documents && isClientMetadataUrl(clientId)) return ctx.documents.client(clientId);
+  return clientId.length > 0 && clientId.length <= 100 ? ctx.store.findClient(clientId) : null;
 }
 
 /**
@@ -146,6 +159,7 @@ function approve(
   if (!key) return refuseKey(ctx, pending, address);
   const code = newSecret("code");
   const at = now.toISOString();
+  if (isClientMetadataUrl(pending.client.client_id)) ctx.store.saveDocumentClient(pending.client, at);
   ctx.store.addGrantWithCode(
     {
       id: newGrantId(),
@@ -196,6 +210,9 @@ function view(pending: PendingRequest) {
     requestId: pending.id,
     csrf: pending.csrf,
     clientName: pending.client.client_name,
+    verifiedHost: isClientMetadataUrl(pending.client.client_id)
+      ? new URL(pending.client.client_id).host
+      : null,
     redirectHost: redirectHost(pending.redirectUri),
     loopback: isLoopbackRedirect(pending.redirectUri),
   };

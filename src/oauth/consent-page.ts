@@ -12,6 +12,7 @@ main{max-width:34rem;margin:3rem auto;background:#fff;border:1px solid #d8dbe0;b
 h1{font-size:1.35rem;margin:0 0 1rem}
 .client{font-weight:600}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:#7a4b00;background:#fff1d6;border-radius:4px;padding:0 .4rem;margin-left:.4rem;vertical-align:middle}
+.badge.verified{color:#0b5a2a;background:#dcf5e3;text-transform:none}
 .host{font-size:1.5rem;font-weight:700;word-break:break-all;margin:.25rem 0 1rem}
 .warn{background:#fff6e5;border-left:4px solid #e0a100;padding:.5rem .75rem;margin:0 0 1rem}
 .error{background:#fdecec;border-left:4px solid #c62828;padding:.5rem .75rem;margin:0 0 1rem}
@@ -43,6 +44,8 @@ export interface ConsentView {
   requestId: string;
   csrf: string;
   clientName: string | null;
+  /** The host of the client's metadata document, which vouches for its name; null for a registered client. */
+  verifiedHost: string | null;
   /** Where the code goes: the redirect URI's host (or scheme), shown large. */
   redirectHost: string;
   /** The redirect goes to a program on this machine. */
@@ -57,10 +60,16 @@ export function consentPage(view: ConsentView, status = 200): Response {
   const loopbackWarning = view.loopback
     ? `<p class="warn">The answer goes to a program on the computer that opened this page. Approve only if you just connected an application on it to stockd.</p>`
     : "";
+  const badge = view.verifiedHost
+    ? `<span class="badge verified">${escapeHtml(view.verifiedHost)}</span>`
+    : `<span class="badge">unverified</span>`;
+  const origin = view.verifiedHost
+    ? `The name comes from the application's metadata published at ${escapeHtml(view.verifiedHost)}.`
+    : "The name is what the application registered itself as; stockd cannot confirm it.";
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : "";
   const body = `<h1>Connect an application to stockd</h1>
-${error}<p><span class="client" id="client-name">${name}</span><span class="badge">unverified</span> asks to read stock data in your name.</p>
-<p class="small">The name is what the application registered itself as; stockd cannot confirm it. The approval is sent to:</p>
+${error}<p><span class="client" id="client-name">${name}</span>${badge} asks to read stock data in your name.</p>
+<p class="small">${origin} The approval is sent to:</p>
 <p class="host" id="redirect-host">${escapeHtml(view.redirectHost)}</p>
 ${loopbackWarning}<p>Every tool call it makes is charged to the credits of the key you paste, at the price of the same REST call.</p>
 <form method="post" action="/oauth/authorize" id="consent">

@@ -1,4 +1,5 @@
 import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ClientMetadataDocuments } from "./client-metadata.ts";
 import type { PendingRequests } from "./pending.ts";
 import type { OAuthStore } from "./store.ts";
 
@@ -26,6 +27,8 @@ export interface OAuthContext {
   resource: string;
   authFailures: AddressThrottle;
   registrations: AddressThrottle;
+  /** Clients known by a metadata document's URL; null when that is switched off. */
+  documents: ClientMetadataDocuments | null;
   now: () => Date;
 }
 

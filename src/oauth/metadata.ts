@@ -40,10 +40,10 @@ export function protectedResourceMetadata(issuer: string) {
 
 /**
  * RFC 8414 metadata. Clients refuse to go on without `code_challenge_methods_supported`;
- * `client_id_metadata_document_supported` is true only when client-ID metadata documents are
- * served (they are not: clients register instead).
+ * `client_id_metadata_document_supported` says whether clients may use a metadata document's
+ * URL as their `client_id` (only when configured: the server then fetches such documents).
  */
-export function authorizationServerMetadata(issuer: string) {
+export function authorizationServerMetadata(issuer: string, metadataDocuments: boolean) {
   return {
     issuer,
     authorization_endpoint: issuer + ENDPOINTS.authorize,
@@ -58,6 +58,6 @@ export function authorizationServerMetadata(issuer: string) {
     revocation_endpoint_auth_methods_supported: ["none"],
     scopes_supported: SUPPORTED_SCOPES,
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: false,
+    client_id_metadata_document_supported: metadataDocuments,
   };
 }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { ApiKeyInfo } from "../accounts/store.ts";
 import { decide, showConsent } from "./authorize.ts";
+import { ClientMetadataDocuments, type DocumentFetcher } from "./client-metadata.ts";
 import { failurePage } from "./consent-page.ts";
 import { type AddressThrottle, type KeyChecker, keyStands, type OAuthContext } from "./context.ts";
 import { authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, resourceOf } from "./metadata.ts";
@@ -37,6 +38,11 @@ export interface OAuthDeps {
   authFailures: AddressThrottle;
   /** Registrations per address. */
   registrations: AddressThrottle;
+  /**
+   * How client-ID metadata documents are fetched (`fetchDocument`); absent or null, clients
+   * must register (`oauth_client_metadata_documents` is off).
+   */
+  documents?: DocumentFetcher | null;
   now?: () => Date;
 }
 
@@ -88,8 +94,10 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
     },
     authFailures: deps.authFailures,
     registrations: deps.registrations,
+    documents: null,
     now: deps.now ?? (() => new Date()),
   };
+  if (deps.documents) ctx.documents = new ClientMetadataDocuments(deps.documents, ctx.now);
   let swept = 0;
   const sweep = () => {
     const now = ctx.now();
@@ -110,7 +118,7 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
         case "GET /.well-known/oauth-protected-resource/mcp":
           return jsonPublic(protectedResourceMetadata(issuer));
         case "GET /.well-known/oauth-authorization-server":
-          return jsonPublic(authorizationServerMetadata(issuer));
+          return jsonPublic(authorizationServerMetadata(issuer, ctx.documents !== null));
         case `GET ${ENDPOINTS.authorize}`:
           return showConsent(ctx, url);
         case `POST ${ENDPOINTS.authorize}`:

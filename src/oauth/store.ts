@@ -83,6 +83,28 @@ export class OAuthStore {
       });
   }
 
+  /**
+   * Stores or refreshes a client known by its metadata document (kept so that its grants,
+   * codes and tokens have their client, as registered ones do).
+   */
+  saveDocumentClient(client: OAuthClient, now: string): void {
+    this.db
+      .query(
+        `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, metadata, created_at, last_used_at)
+         VALUES ($id, $name, $uris, $grants, $metadata, $now, $now)
+         ON CONFLICT (client_id) DO UPDATE SET client_name = $name, redirect_uris = $uris, grant_types = $grants,
+           metadata = $metadata, last_used_at = $now`,
+      )
+      .run({
+        id: client.client_id,
+        name: client.client_name,
+        uris: JSON.stringify(client.redirect_uris),
+        grants: JSON.stringify(client.grant_types),
+        metadata: JSON.stringify(client.metadata),
+        now,
+      });
+  }
+
   findClient(clientId: string): OAuthClient | null {
     const row = this.db
       .query<ClientRow, { id: string }>(

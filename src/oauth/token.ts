@@ -1,4 +1,5 @@
 import { isOurResource, keyStands, type OAuthContext } from "./context.ts";
+import { MAX_REDIRECT_URI_LENGTH } from "./redirect-uris.ts";
 import { jsonNoStore, oauthError, readForm } from "./responses.ts";
 import { hashSecret, LIFETIME_MS, newSecret, pkceMatches } from "./secrets.ts";
 import type { Grant, OAuthClient, Redeemable } from "./store.ts";
@@ -23,10 +24,15 @@ export async function token(ctx: OAuthContext, request: Request, url: URL): Prom
     return grantType === undefined
       ? oauthError("invalid_request", "grant_type is required")
       : oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
-  const client = ctx.store.findClient((form.get("client_id") ?? "").slice(0, 100));
+  const client = knownClient(ctx, form.get("client_id"));
   // An unknown client is told so (401): clients register again on it.
   if (!client) return oauthError("invalid_client", "unknown client_id; register again");
   return grantType === "authorization_code" ? byCode(ctx, client, form) : byRefreshToken(ctx, client, form);
+}
+
+/** The stored client of a `client_id` (a registered one, or one a consent found by its metadata document). */
+function knownClient(ctx: OAuthContext, clientId: string | undefined): OAuthClient | null {
+  return clientId && clientId.length <= MAX_REDIRECT_URI_LENGTH ? ctx.store.findClient(clientId) : null;
 }
 
 function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Response {
@@ -139,7 +145,7 @@ export async function revoke(ctx: OAuthContext, request: Request, url: URL): Pro
   if (typeof form === "string") return oauthError("invalid_request", form);
   const presented = form.get("token");
   if (!presented) return oauthError("invalid_request", "token is required");
-  const client = ctx.store.findClient((form.get("client_id") ?? "").slice(0, 100));
+  const client = knownClient(ctx, form.get("client_id"));
   if (!client) return oauthError("invalid_client", "unknown client_id");
   const grant = ctx.store.grantOfSecret(hashSecret(presented));
   if (grant && grant.client_id === client.client_id) ctx.store.revokeGrant(grant.id, ctx.now().toISOString());

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Billing } from "../../src/accounts/billing.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
+import type { DocumentFetcher } from "../../src/oauth/client-metadata.ts";
 import { createOAuthServer, type OAuthServer } from "../../src/oauth/server.ts";
 import { tempDir } from "../helpers/env.ts";
 
@@ -23,9 +24,12 @@ export interface AuthHarness {
 
 let users = 0;
 
-/** Starts one; `authFailuresPerMinute` and `registrationsPerMinute` are the throttles' limits. */
+/**
+ * Starts one; `authFailuresPerMinute` and `registrationsPerMinute` are the throttles' limits,
+ * `documents` the fetcher of client-ID metadata documents (absent: they are off).
+ */
 export function startAuthServer(
-  opts: { authFailuresPerMinute?: number; registrationsPerMinute?: number } = {},
+  opts: { authFailuresPerMinute?: number; registrationsPerMinute?: number; documents?: DocumentFetcher } = {},
 ): AuthHarness {
   const accounts = AccountsStore.open(join(tempDir(), "accounts.db"));
   const billing = new Billing(accounts, 50);
@@ -38,6 +42,7 @@ export function startAuthServer(
     publicUrl: () => base,
     authFailures: new AuthFailureThrottle(opts.authFailuresPerMinute ?? 1000),
     registrations: new AuthFailureThrottle(opts.registrationsPerMinute ?? 1000),
+    documents: opts.documents ?? null,
     now,
   });
   const server = Bun.serve({

@@ -42,3 +42,27 @@ describe("public_url", () => {
     }
   });
 });
+
+describe("oauth_client_metadata_documents", () => {
+  const withSwitch = (value: string | undefined) =>
+    loadConfig({}, value === undefined ? {} : { STOCKD_OAUTH_CLIENT_METADATA_DOCUMENTS: value }, tempDir());
+
+  test("off by default; true or false", () => {
+    expect(withSwitch(undefined).oauthClientMetadataDocuments).toBe(false);
+    expect(withSwitch("true").oauthClientMetadataDocuments).toBe(true);
+    expect(withSwitch("false").oauthClientMetadataDocuments).toBe(false);
+    expect(() => withSwitch("yes")).toThrow(/STOCKD_OAUTH_CLIENT_METADATA_DOCUMENTS: expected true or false/);
+  });
+
+  test("switched on, a serving stockd says so in its metadata", async () => {
+    const server = await startTestServer(undefined, { config: { oauthClientMetadataDocuments: true } });
+    try {
+      const doc = (await (
+        await fetch(`${server.url}/.well-known/oauth-authorization-server`)
+      ).json()) as Record<string, unknown>;
+      expect(doc.client_id_metadata_document_supported).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+});
