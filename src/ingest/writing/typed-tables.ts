@@ -56,20 +56,23 @@ interface Sources {
 
 /**
  * One row per security: its own columns, then each figure document's fields (NULL where the
- * security has no such document).
+ * security has no such document). The figure documents are read from the derived table once
+ * (materialized: they are small), not once per kind.
  */
 function securityFigures(from: Sources): string {
   const kinds = [...new Set(FIGURE_COLUMNS.map((c) => c.kind))];
   const documents = kinds.map((kind) => {
     const structure = structureOf(FIGURE_COLUMNS.filter((c) => c.kind === kind));
     return `LEFT JOIN (SELECT security_id, json_transform_strict(body, ${literal(structure)}) AS d
-      FROM ${from.derived} WHERE kind = ${literal(kind)}) AS "${kind}" ON "${kind}".security_id = s.security_id`;
+      FROM figures WHERE kind = ${literal(kind)}) AS "${kind}" ON "${kind}".security_id = s.security_id`;
   });
   const columns = [
     ...SECURITY_COLUMNS.map((c) => `${c.sql} AS "${c.name}"`),
     ...FIGURE_COLUMNS.map((c) => `${fieldOf(`"${c.kind}".d`, c.path)} AS "${c.name}"`),
   ];
-  return `SELECT ${columns.join(", ")}
+  return `WITH figures AS MATERIALIZED (SELECT security_id, kind, body FROM ${from.derived}
+      WHERE kind IN (${kinds.map(literal).join(", ")}))
+    SELECT ${columns.join(", ")}
     FROM ${from.securities} AS s LEFT JOIN ${from.companies} AS c ON c.cik = s.cik
     ${documents.join("\n")}`;
 }
