@@ -116,6 +116,11 @@ export class ReplayServer {
         { headers: { "content-type": "application/json" } },
       );
     }
+    const archive = this.opts.archives?.[url.pathname];
+    if (archive) {
+      record.status = 200;
+      return new Response(Bun.file(archive));
+    }
     const body = this.route(url);
     record.status = body === null ? 404 : 200;
     if (body === null) return new Response("<Error><Code>NoSuchKey</Code></Error>", { status: 404 });
@@ -147,8 +152,6 @@ export class ReplayServer {
         companyTickersFrom(file("edgar", "company_tickers_exchange.json"))
       );
     if (path === "/query") return this.alphaVantage(url.searchParams);
-    const archive = this.opts.archives?.[path];
-    if (archive) return readFileSync(archive);
     const routes: [RegExp, (m: string[]) => Uint8Array | null][] = [
       [
         /^\/submissions\/(CIK\d{10}(?:-submissions-\d{3})?\.json)$/,
