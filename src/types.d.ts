@@ -9,3 +9,9 @@ declare module "@duckdb/node-bindings-linux-x64/libduckdb.so" {
   const path: string;
   export default path;
 }
+
+// SQL files imported with `type: "text"` (the PostgreSQL migrations, embedded in the binary).
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}

@@ -1,34 +1,11 @@
 import { workerUrl } from "../worker-url.ts";
 import type { CheckpointRequest } from "./checkpoint-worker.ts";
-import { hashApiKey } from "./keys.ts";
+import { hashApiKey, isValidNow } from "./keys.ts";
+import type { Biller, CommitResult, Reservation, ReserveResult } from "./seam.ts";
 import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
 
 /** Entries a cache holds before it starts over (bounds memory under floods of keys). */
 const MAX_CACHED = 100_000;
-
-function isValidNow(key: ApiKeyInfo, now: Date): boolean {
-  return key.disabled_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now.getTime());
-}
-
-/** Credits held for one in-flight call until its final status is known. */
-export interface Reservation {
-  readonly userId: string;
-  readonly keyId: string;
-  readonly cost: number;
-  settled: boolean;
-}
-
-export type ReserveResult =
-  | { ok: true; reservation: Reservation }
-  | { ok: false; code: "insufficient_credits"; available: number };
-
-/**
- * The outcome of a debit: committed (with the balance left and the UTC day its usage counts
- * on), or refused by the guard.
- */
-export type CommitResult =
-  | { ok: true; remaining: number; day: string }
-  | { ok: false; code: "insufficient_credits" };
 
 interface PendingDebit extends Debit {
   reservation: Reservation;
@@ -47,7 +24,8 @@ interface PendingDebit extends Debit {
  * every 2xx is kept without one transaction per call. The WAL is checkpointed by a worker
  * thread (checkpoint-worker.ts), never inside these commits.
  */
-export class Billing {
+export class Billing implements Biller {
+  readonly waits = false;
   private readonly reserved = new Map<string, number>();
   private readonly keyCache = new Map<string, ApiKeyInfo>();
   /** Balances as last read or debited by this process; dropped when the accounts change elsewhere. */
@@ -58,6 +36,10 @@ export class Billing {
   private seenVersion: number;
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly checkpointer: Worker;
+  /** Each committed reservation's outcome, so that a second commit answers as the first. */
+  private readonly commits = new WeakMap<Reservation, Promise<CommitResult>>();
+  /** The reservations whose debit was refunded: a second refund gives nothing more. */
+  private readonly refunded = new WeakSet<Reservation>();
 
   constructor(
     private readonly store: AccountsStore,
@@ -130,7 +112,8 @@ export class Billing {
 
   /**
    * Turns a reservation into a ledger debit; resolves once it is committed to the WAL. The
-   * debit joins the batch committed at the end of this event-loop turn.
+   * debit joins the batch committed at the end of this event-loop turn. A second commit of
+   * the same reservation answers as the first and debits nothing more.
    */
   commit(
     reservation: Reservation,
@@ -138,7 +121,20 @@ export class Billing {
     requestId: string,
     idempotent?: Debit["idempotent"],
   ): Promise<CommitResult> {
-    if (reservation.settled) return Promise.reject(new Error("reservation already settled"));
+    const first = this.commits.get(reservation);
+    if (first) return first;
+    if (reservation.settled) return Promise.reject(new Error("reservation already released"));
+    const committed = this.debit(reservation, endpoint, requestId, idempotent);
+    this.commits.set(reservation, committed);
+    return committed;
+  }
+
+  private debit(
+    reservation: Reservation,
+    endpoint: string,
+    requestId: string,
+    idempotent?: Debit["idempotent"],
+  ): Promise<CommitResult> {
     reservation.settled = true;
     if (reservation.cost === 0) {
       this.unhold(reservation);
@@ -206,8 +202,9 @@ export class Billing {
    */
   refund(reservation: Reservation, endpoint: string, requestId: string, day: string): void {
     const { userId, keyId, cost } = reservation;
-    if (cost === 0) return;
+    if (cost === 0 || this.refunded.has(reservation)) return;
     this.store.refundDebit({ userId, keyId, cost, endpoint, requestId }, day);
+    this.refunded.add(reservation);
     const cached = this.balances.get(userId);
     if (cached !== undefined) this.balances.set(userId, cached + cost);
   }

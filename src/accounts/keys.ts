@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { ApiKeyInfo } from "./store.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** 62^43 > 2^256: 43 characters hold 32 bytes. */
@@ -28,4 +29,9 @@ export function keyPrefix(key: string): string {
 /** A random id with a readable type prefix, e.g. `usr_3kT9...`. */
 export function newId(kind: "usr" | "key"): string {
   return `${kind}_${randomBytes(12).toString("base64url")}`;
+}
+
+/** Whether a key may be used at `now`: not disabled, not expired. */
+export function isValidNow(key: ApiKeyInfo, now: Date): boolean {
+  return key.disabled_at === null && (key.expires_at === null || Date.parse(key.expires_at) > now.getTime());
 }

@@ -1,6 +1,7 @@
 import { type Database, Statement } from "bun:sqlite";
 import { openAccountsDb } from "./db.ts";
 import { generateApiKey, hashApiKey, keyPrefix, newId } from "./keys.ts";
+import type { Accounts } from "./seam.ts";
 
 export interface User {
   id: string;
@@ -61,7 +62,7 @@ const KEY_COLUMNS = "id, user_id, name, prefix, created_at, expires_at, disabled
  * Users, API keys and the credit ledger in one SQLite file. Every balance change writes a
  * ledger row in the same transaction, so balance = sum(ledger.delta) per user, always.
  */
-export class AccountsStore {
+export class AccountsStore implements Accounts {
   /**
    * Counts changes made through this connection other than debits (users, keys, grants), so
    * a cache over this store (Billing) knows to reload; other processes' changes show in

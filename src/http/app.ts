@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
-import type { Billing } from "../accounts/billing.ts";
-import type { AccountsStore } from "../accounts/store.ts";
+import type { Accounts, Biller } from "../accounts/seam.ts";
 import type { Limits } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
@@ -26,8 +25,8 @@ import { systemRoutes } from "./routes/system.ts";
 import type { Reply } from "./settle.ts";
 
 interface AppDeps {
-  accounts: AccountsStore;
-  billing: Billing;
+  accounts: Accounts;
+  billing: Biller;
   snapshots: SnapshotService;
   log: Logger;
   version: string;
@@ -82,7 +81,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia()
     .use(errorsPlugin(deps.log))
     .use(docsPlugin(deps.version))
-    .use(routesPlugin(routes, edge.bill));
+    .use(routesPlugin(routes, edge.bill, deps.billing.waits));
   return {
     app,
     idempotency,

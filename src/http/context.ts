@@ -1,4 +1,4 @@
-import type { Reservation } from "../accounts/billing.ts";
+import type { Reservation } from "../accounts/seam.ts";
 import type { ApiKeyInfo, IdempotentResponse } from "../accounts/store.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
 import type { Answer } from "./body.ts";

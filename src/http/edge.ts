@@ -1,4 +1,4 @@
-import type { Billing } from "../accounts/billing.ts";
+import type { Biller, ReserveResult } from "../accounts/seam.ts";
 import type { Limits } from "../config.ts";
 import { ApiError, invalidParameter, problem, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -24,7 +24,7 @@ const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
 const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/i;
 
 interface EdgeDeps {
-  billing: Billing;
+  billing: Biller;
   snapshots: SnapshotService;
   log: Logger;
   metrics: Metrics;
@@ -311,9 +311,11 @@ export class Edge {
   };
 
   /** A fast-path route's answer: its body, or the problem it threw. */
-  private answerFast(fast: FastMatch, call: Call): Answer {
+  private answerFast(fast: FastMatch, call: Call): Answer | Promise<Answer> {
     try {
-      return answerFast(fast, call, this.bill);
+      const body = answerFast(fast, call, this.bill);
+      if (!(body instanceof Promise)) return body;
+      return body.catch((error) => errorResponse(error, call.requestId, this.deps.log));
     } catch (error) {
       return errorResponse(error, call.requestId, this.deps.log);
     }
@@ -339,10 +341,28 @@ export class Edge {
     return price.then((cost) => this.reserve(call, route, cost));
   };
 
-  /** Holds `cost` credits for the call (402 when the balance does not cover them). */
+  /**
+   * Holds `cost` credits for the call (402 when the balance does not cover them). A store that
+   * answers at once (SQLite) keeps this step synchronous; one that must ask its database
+   * (PostgreSQL) is awaited.
+   */
   private reserve(call: Call, route: Route, cost: number): void | Promise<void> {
     const key = call.key as NonNullable<Call["key"]>;
     const reserved = this.deps.billing.reserve(key, cost);
+    if (!(reserved instanceof Promise)) return this.held(call, route, cost, reserved);
+    return reserved.then((result) => {
+      // Held after the call was given up (its time budget passed): nobody would settle it.
+      if (result.ok && (call.abandoned || call.client.gone())) {
+        this.deps.billing.release(result.reservation);
+        throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
+      }
+      return this.held(call, route, cost, result);
+    });
+  }
+
+  /** The call holds its reservation, or is refused with a 402. */
+  private held(call: Call, route: Route, cost: number, reserved: ReserveResult): void | Promise<void> {
+    const key = call.key as NonNullable<Call["key"]>;
     if (!reserved.ok) {
       const available = Math.max(0, reserved.available);
       const detail = `this call costs ${cost} credit${cost === 1 ? "" : "s"}; ${available} available`;

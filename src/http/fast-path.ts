@@ -69,15 +69,17 @@ export function fastPathMatcher(routes: readonly Route[]): (pathname: string) =>
  * work: 503 without a snapshot; each parameter checked, with the same 400 (the parameter named,
  * "is required" when absent); then the bill step (402 when the balance does not cover the
  * price); then the handler's body (as CSV for `format=csv`, route.ts `fastBody`). Throws ApiError.
+ * The answer is a Promise only when the bill step waits (a store that asks its database).
  */
-export function answerFast(match: FastMatch, call: Call, bill: Bill): Body {
+export function answerFast(match: FastMatch, call: Call, bill: Bill): Body | Promise<Body> {
   const { route, path, query } = match.route;
   const snapshot = requireSnapshot(call.snapshot);
   const params = validate(path, "path", (name) => match.params[name]);
   const search = call.url.searchParams;
   const values = validate(query, "query", (name) => search.get(name) ?? undefined);
-  bill(call, route);
-  return fastBody(route, { params, query: values, snapshot, call } as Parameters<typeof route.handler>[0]);
+  const input = { params, query: values, snapshot, call } as Parameters<typeof route.handler>[0];
+  const billed = bill(call, route);
+  return billed instanceof Promise ? billed.then(() => fastBody(route, input)) : fastBody(route, input);
 }
 
 function compile(path: string, schema: TObject | undefined): Check[] {

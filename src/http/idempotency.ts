@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AccountsStore } from "../accounts/store.ts";
+import type { Accounts, MaybePromise } from "../accounts/seam.ts";
 import { ApiError, invalidParameter, problemResponse } from "../errors.ts";
 import type { Call, StoredResponse } from "./context.ts";
 
@@ -24,7 +24,7 @@ export class IdempotencyGate {
   private readonly running = new Map<string, { hash: string; done: Promise<StoredResponse | null> }>();
 
   constructor(
-    private readonly store: AccountsStore,
+    private readonly store: Accounts,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -53,7 +53,11 @@ export class IdempotencyGate {
       return this.decide(userId, key, hash);
     }
     const since = new Date(this.now() - IDEMPOTENCY_TTL_MS).toISOString();
-    const stored = this.store.findIdempotent(userId, key, since);
+    const found = this.store.findIdempotent(userId, key, since);
+    // A store that answers at once keeps the look-up and the claim below in one turn; after a
+    // wait, another call with this key may have claimed it meanwhile.
+    const stored = found instanceof Promise ? await found : found;
+    if (found instanceof Promise && this.running.has(slot)) return this.decide(userId, key, hash);
     if (stored)
       return stored.request_hash === hash ? { kind: "replay", response: stored } : { kind: "conflict" };
     let resolve: (r: StoredResponse | null) => void = () => {};
@@ -73,7 +77,7 @@ export class IdempotencyGate {
   }
 
   /** Forgets responses past the replay window. */
-  purge(): number {
+  purge(): MaybePromise<number> {
     return this.store.purgeIdempotent(new Date(this.now() - IDEMPOTENCY_TTL_MS).toISOString());
   }
 }

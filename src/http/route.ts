@@ -156,8 +156,11 @@ export function inputOf(call: Call, params: unknown, query: unknown) {
   } as RouteInput<TObject, TObject>;
 }
 
-/** The routes in Elysia, in order (the OpenAPI document lists them so). */
-export function routesPlugin(routes: readonly Route[], bill: Bill) {
+/**
+ * The routes in Elysia, in order (the OpenAPI document lists them so); `billWaits` when the
+ * bill step may answer with a Promise (a store that asks its database).
+ */
+export function routesPlugin(routes: readonly Route[], bill: Bill, billWaits = false) {
   const app = new Elysia({ name: "routes" });
   for (const route of routes)
     app.get(route.path, handlerOf(route), {
@@ -167,7 +170,7 @@ export function routesPlugin(routes: readonly Route[], bill: Bill) {
         ? { 200: route.response, 503: errorResponses[503] }
         : { 200: route.response, ...errorResponses },
       detail: operationOf(route),
-      ...(route.public ? {} : { beforeHandle: billHook(route, bill) }),
+      ...(route.public ? {} : { beforeHandle: billHook(route, bill, billWaits) }),
     });
   return app;
 }
@@ -196,11 +199,12 @@ interface HookContext {
 
 /**
  * Elysia's hook that bills a call once its parameters are valid. A heavy route's is async (it
- * waits for a slot), and so is one with its own price (which may read files); any other's
+ * waits for a slot), and so is one with its own price (which may read files) and every one when
+ * the accounts store is asked over the network; any other's
  * returns nothing, so that Elysia runs it synchronously.
  */
-function billHook(route: Route, bill: Bill) {
-  if (route.heavy || (!route.fastPath && route.price))
+function billHook(route: Route, bill: Bill, billWaits: boolean) {
+  if (billWaits || route.heavy || (!route.fastPath && route.price))
     return async ({ request, params, query }: HookContext) => {
       const call = callOf(request);
       await bill(call, route, inputOf(call, params, query));

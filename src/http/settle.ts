@@ -1,4 +1,4 @@
-import type { Billing } from "../accounts/billing.ts";
+import type { Biller } from "../accounts/seam.ts";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type Answer, Body, type BodyBytes, byteLength, isStreamed, readWhole, statusOf } from "./body.ts";
@@ -26,7 +26,7 @@ export class Settlement {
   /** The call of each reply `finish` made, until `delivered` is told how it went. */
   private readonly sent = new WeakMap<Reply, Call>();
 
-  constructor(private readonly deps: { billing: Billing; metrics: Metrics; log: Logger }) {}
+  constructor(private readonly deps: { billing: Biller; metrics: Metrics; log: Logger }) {}
 
   /**
    * settle: commits the reservation of a 2xx (with the response, for an idempotent call, in the

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { t } from "elysia";
 import { ApiError } from "../../src/errors.ts";
+import type { Body } from "../../src/http/body.ts";
 import { Call, IN_PROCESS } from "../../src/http/context.ts";
 import { answerFast, fastPathMatcher } from "../../src/http/fast-path.ts";
 import { Params, queryParams } from "../../src/http/params.ts";
@@ -37,7 +38,7 @@ function answer(path: string, snapshot: LoadedSnapshot | null = {} as LoadedSnap
   try {
     const body = answerFast(match, call, (_, route) => {
       billed.push(route.endpoint);
-    });
+    }) as Body;
     return { body: JSON.parse(body.bytes as string) as unknown, billed };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

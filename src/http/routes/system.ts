@@ -1,6 +1,5 @@
 import { t } from "elysia";
-import type { Billing } from "../../accounts/billing.ts";
-import type { AccountsStore } from "../../accounts/store.ts";
+import type { Accounts, Biller } from "../../accounts/seam.ts";
 import { ApiError } from "../../errors.ts";
 import { StrOrNull } from "../models/common.ts";
 import { defineRoute, type Route } from "../route.ts";
@@ -48,7 +47,7 @@ const health = defineRoute({
   },
 });
 
-function account(billing: Billing, accounts: AccountsStore) {
+function account(billing: Biller, accounts: Accounts) {
   return defineRoute({
     path: "/account",
     endpoint: "account",
@@ -57,14 +56,14 @@ function account(billing: Billing, accounts: AccountsStore) {
     summary: "Your account",
     description:
       "Balance, credits held by calls in flight, the key in use and usage by endpoint over the last 30 UTC days (today included).",
-    handler({ call }) {
+    async handler({ call }) {
       const key = call.key;
-      const user = key ? accounts.findUser(key.user_id) : null;
+      const user = key ? await accounts.findUser(key.user_id) : null;
       if (!key || !user) throw new ApiError("unauthorized", "a valid API key is required");
       // The last 30 UTC days, today included.
       const since = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-      const byEndpoint = accounts.usageSince(user.id, since);
-      const reserved = billing.heldFor(user.id);
+      const byEndpoint = await accounts.usageSince(user.id, since);
+      const reserved = await billing.heldFor(user.id);
       return {
         user_id: user.id,
         email: user.email,
@@ -83,6 +82,6 @@ function account(billing: Billing, accounts: AccountsStore) {
 }
 
 /** /health (no key, free) and /account (key, free). */
-export function systemRoutes(billing: Billing, accounts: AccountsStore): Route[] {
+export function systemRoutes(billing: Biller, accounts: Accounts): Route[] {
   return [health, account(billing, accounts)];
 }

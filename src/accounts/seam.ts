@@ -1,0 +1,114 @@
+/**
+ * The accounts seam: what the rest of stockd asks of users, keys, credits and the ledger, with
+ * two implementations that pass one contract suite (test/accounts/contract.test.ts):
+ * - bun:sqlite, one machine (store.ts `AccountsStore` for the records, billing.ts `Billing`
+ *   for the serving view: reservations in memory, group-committed debits);
+ * - PostgreSQL, several replicas (pg/accounts.ts `PgAccounts`: reservations in the database
+ *   with their replica and expiry).
+ * A method returns a plain value where its store can answer without waiting (SQLite, caches)
+ * and a Promise where it cannot, so that the SQLite path keeps its synchronous speed on the
+ * REST hot path: the edge awaits only what is a Promise.
+ */
+import type { ApiKeyInfo, Debit, IdempotentResponse, Result, User } from "./store.ts";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Credits held for one in-flight call until its final status is known. */
+export interface Reservation {
+  readonly userId: string;
+  readonly keyId: string;
+  readonly cost: number;
+  /** The reservation's row in a shared store (PostgreSQL); absent where they live in memory. */
+  readonly id?: string;
+  settled: boolean;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: Reservation }
+  | { ok: false; code: "insufficient_credits"; available: number };
+
+/**
+ * The outcome of a debit: committed (with the balance left and the UTC day its usage counts
+ * on), or refused by the guard.
+ */
+export type CommitResult =
+  | { ok: true; remaining: number; day: string }
+  | { ok: false; code: "insufficient_credits" };
+
+/** Calls and credits of one endpoint over a span of days (GET /account). */
+export interface EndpointUsage {
+  endpoint: string;
+  calls: number;
+  credits: number;
+}
+
+/**
+ * The records: users, keys, grants, balances and the ledger, and the responses remembered for
+ * `Idempotency-Key` retries. Used by the CLI, `/account` and the idempotency gate. Every balance
+ * change writes a ledger row in the same transaction: balance = Σ ledger.delta per user, always.
+ */
+export interface Accounts {
+  createUser(email: string, credits?: number): MaybePromise<Result<User, "email_taken" | "invalid_amount">>;
+  /** A user by id or email. */
+  findUser(idOrEmail: string): MaybePromise<User | null>;
+  userCount(): MaybePromise<number>;
+  /** A new key for the user: its text (shown once) and its record; only its hash is stored. */
+  createKey(
+    userId: string,
+    name: string | null,
+    expiresAt: string | null,
+  ): MaybePromise<{ key: string; info: ApiKeyInfo }>;
+  listKeys(userId: string): MaybePromise<ApiKeyInfo[]>;
+  /** Disables or re-enables a key; false when no such key. */
+  setKeyDisabled(keyId: string, disabled: boolean): MaybePromise<boolean>;
+  grantCredits(
+    userId: string,
+    amount: number,
+    reason: string,
+  ): MaybePromise<Result<number, "invalid_amount" | "no_funds">>;
+  getBalance(userId: string): MaybePromise<number | null>;
+  /** Sum of a user's ledger deltas (equals the balance). */
+  ledgerSum(userId: string): MaybePromise<number>;
+  /** Calls and credits per endpoint on the UTC days from `sinceDay` (YYYY-MM-DD) on. */
+  usageSince(userId: string, sinceDay: string): MaybePromise<EndpointUsage[]>;
+  /** The remembered response of a user's idempotency key, if made after `since`. */
+  findIdempotent(userId: string, key: string, since: string): MaybePromise<IdempotentResponse | null>;
+  /** Forgets remembered responses older than `before`. */
+  purgeIdempotent(before: string): MaybePromise<number>;
+}
+
+/**
+ * The serving view of accounts: authentication from a key cache, credit reservations, and
+ * debits. `reserve` holds `cost` credits iff the user's available credits (balance minus what
+ * is held) cover it; `commit` turns a reservation into one ledger debit (idempotent: a second
+ * commit of the same reservation answers as the first); `release` gives it back; `refund`
+ * gives back a committed debit whose response was not delivered.
+ */
+export interface Biller {
+  /** Whether `reserve` may answer with a Promise (the routes' bill step is then awaited). */
+  readonly waits: boolean;
+  /**
+   * The key's record if the presented key is valid now; null for every kind of bad key
+   * (unknown, disabled, expired), so callers cannot tell them apart.
+   */
+  authenticate(presented: string, now: Date): ApiKeyInfo | null;
+  /** The key if it is cached and valid now; null otherwise (nothing is hashed or read). */
+  knownKey(presented: string, now: Date): ApiKeyInfo | null;
+  /** Balance minus what is held for in-flight calls, as this process last knew it. */
+  available(userId: string): number;
+  reserve(key: ApiKeyInfo, cost: number): MaybePromise<ReserveResult>;
+  /** Gives held credits back (the call did not succeed). Idempotent. */
+  release(reservation: Reservation): void;
+  commit(
+    reservation: Reservation,
+    endpoint: string,
+    requestId: string,
+    idempotent?: Debit["idempotent"],
+  ): Promise<CommitResult>;
+  /** Gives back a committed debit whose response was not delivered; `day` is the one its commit reported. */
+  refund(reservation: Reservation, endpoint: string, requestId: string, day: string): void;
+  /** Credits currently held for a user by calls in flight. */
+  heldFor(userId: string): MaybePromise<number>;
+  /** Stops background work and commits or releases anything queued. */
+  close(): MaybePromise<void>;
+}

@@ -1,0 +1,141 @@
+/**
+ * A PostgreSQL cluster of its own for a test file: `initdb` in a temporary directory, the
+ * server on a free loopback port, stopped by its pid. PostgreSQL refuses to run as root, so as
+ * root both run as the `postgres` user (through `runuser`), in a directory that user owns.
+ * Without the server binaries (Debian's `postgresql` package) `postgresBinaries()` is null and
+ * the tests that need PostgreSQL skip with a notice.
+ */
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+/** The directory of `initdb` and `postgres`, the newest version installed; null when absent. */
+export function postgresBinaries(): string | null {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "postgres")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], "bin") : null;
+}
+
+/** A free loopback TCP port (asked of the kernel, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PostgresCluster {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres`, trusted on loopback. */
+  url: string;
+  port: number;
+  /** Another database in the cluster (created empty), e.g. one per test. */
+  database(name: string): Promise<string>;
+  /** Stops the server (fast shutdown) and removes its directory. */
+  stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL) and starts it again on the same port and data. */
+  restart(): Promise<void>;
+}
+
+const asRoot = userInfo().uid === 0;
+
+function asPostgres(command: string[]): string[] {
+  return asRoot ? ["runuser", "-u", "postgres", "--", ...command] : command;
+}
+
+/** Starts a cluster of its own; throws when the binaries are missing (check postgresBinaries first). */
+export async function startPostgres(): Promise<PostgresCluster> {
+  const bin = postgresBinaries();
+  if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql");
+  const dir = mkdtempSync(join(tmpdir(), "stockd-pg-"));
+  if (asRoot) {
+    const ids = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
+    const gid = Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim();
+    chownSync(dir, Number(ids), Number(gid));
+  }
+  const data = join(dir, "data");
+  const init = Bun.spawnSync(
+    asPostgres([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]),
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  const port = await freePort();
+  let server: Subprocess | null = null;
+  const start = async () => {
+    server = Bun.spawn(
+      asPostgres([
+        join(bin, "postgres"),
+        "-D",
+        data,
+        "-p",
+        String(port),
+        "-k",
+        dir,
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "fsync=off",
+        "-c",
+        "max_connections=200",
+      ]),
+      { stdout: "ignore", stderr: "pipe" },
+    );
+    await ready(bin, port, dir);
+  };
+  await start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    async database(name) {
+      const made = Bun.spawnSync([join(bin, "psql"), url, "-c", `CREATE DATABASE "${name}"`], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      if (made.exitCode !== 0) throw new Error(`createdb ${name}: ${made.stderr.toString()}`);
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async restart() {
+      const running = server as Subprocess | null;
+      signalPostmaster(data, "SIGKILL");
+      await running?.exited;
+      // A killed postmaster leaves its backends for a moment; the next one waits for them.
+      await start();
+    },
+    async stop() {
+      const running = server as Subprocess | null;
+      signalPostmaster(data, "SIGINT");
+      await running?.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Signals the postmaster by the pid in its data directory (runuser, its parent here, does not
+ * pass every signal on): SIGINT is a fast shutdown, SIGKILL a crash.
+ */
+function signalPostmaster(data: string, signal: NodeJS.Signals): void {
+  const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  if (Number.isSafeInteger(pid) && pid > 0) process.kill(pid, signal);
+}
+
+/** Waits (up to 20 s) until the server accepts connections. */
+async function ready(bin: string, port: number, socketDir: string): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    const probe = Bun.spawnSync([join(bin, "pg_isready"), "-h", "127.0.0.1", "-p", String(port), "-q"]);
+    if (probe.exitCode === 0) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`PostgreSQL did not start on port ${port} (socket dir ${socketDir})`);
+}
