@@ -461,4 +461,45 @@ describe("demo values traced to the demo source files", () => {
     ).json()) as Json[];
     expect(byCik).toEqual(body);
   });
+
+  test("/calendar/earnings without a filter: the upcoming dates, from the snapshot's data date on, a page at a time", async () => {
+    const { key } = server.newKey(20);
+    const all = readCsv(join(sources(), "calendar", "demo-calendar.csv"));
+    const health = (await (await server.get("/health")).json()) as { data_as_of: string };
+    const upcoming = all
+      .filter((r) => (r.earning_date as string) >= health.data_as_of)
+      .sort(
+        (a, b) =>
+          (a.earning_date as string).localeCompare(b.earning_date as string) ||
+          (a.ticker as string).localeCompare(b.ticker as string),
+      )
+      .map((r) => `${r.earning_date} ${r.ticker}`);
+    // The demo has exactly one upcoming release per company, and a history before it.
+    expect(upcoming.length).toBeGreaterThan(3);
+    expect(upcoming.length).toBeLessThan(all.length);
+    const rowsOf = (body: Json[]) => body.map((r) => `${r.earning_date} ${r.ticker}`);
+    const whole = await server.get("/calendar/earnings", key);
+    expect(rowsOf((await whole.json()) as Json[])).toEqual(upcoming);
+    expect(whole.headers.get("x-total-count")).toBe(String(upcoming.length));
+    expect(whole.headers.get("link")).toBeNull();
+    // Pages of 2 stitched together are the whole list; each names its neighbours.
+    const pages: string[] = [];
+    const last = Math.ceil(upcoming.length / 2);
+    for (let page = 1; page <= last; page++) {
+      const res = await server.get(`/calendar/earnings?per_page=2&page=${page}`, key);
+      expect(res.headers.get("x-total-count")).toBe(String(upcoming.length));
+      const link = res.headers.get("link") ?? "";
+      expect(link.includes(`</calendar/earnings?per_page=2&page=${page + 1}>; rel="next"`)).toBe(page < last);
+      expect(link.includes(`</calendar/earnings?per_page=2&page=${page - 1}>; rel="prev"`)).toBe(page > 1);
+      pages.push(...rowsOf((await res.json()) as Json[]));
+    }
+    expect(pages).toEqual(upcoming);
+    // Past the end: an empty page, pointing back at the last one.
+    const beyond = await server.get(`/calendar/earnings?per_page=2&page=${last + 5}`, key);
+    expect(await beyond.json()).toEqual([]);
+    expect(beyond.headers.get("link")).toBe(`</calendar/earnings?per_page=2&page=${last}>; rel="prev"`);
+    // Any filter lifts the default window: a start before every row gives them all.
+    const everything = await server.get("/calendar/earnings?start=1900-01-01&per_page=10000", key);
+    expect(everything.headers.get("x-total-count")).toBe(String(all.length));
+  });
 });

@@ -269,7 +269,7 @@ const REAL: { path: string; rows: (body: never) => Row[] }[] = [
   { path: "/sec_filings?ticker=AAPL&per_page=1000", rows: (b: { data: Row[] }) => b.data },
   { path: "/stocks/AAPL/secfiling?form_type=4&limit=1000", rows: (b: { filings: Row[] }) => b.filings },
   { path: "/securities/AAPL/insider_tradings", rows: (b: { insider_tradings: Row[] }) => b.insider_tradings },
-  { path: "/calendar/earnings?limit=10000", rows: (b: Row[]) => b },
+  { path: "/calendar/earnings?start=1900-01-01&per_page=10000", rows: (b: Row[]) => b },
   { path: "/securities/search?query=bank&per_page=100", rows: (b: { data: Row[] }) => b.data },
 ];
 

@@ -167,7 +167,8 @@ describe("URL and parameter lengths, bounded lists", () => {
       ["/sec_filings?per_page=1001", "per_page"],
       ["/stocks/DWGT/secfiling?limit=1001", "limit"],
       ["/securities/DWGT/insider_tradings?limit=10001", "limit"],
-      ["/calendar/earnings?limit=10001", "limit"],
+      ["/calendar/earnings?per_page=10001", "per_page"],
+      ["/calendar/earnings?page=100001", "page"],
       ["/stocks/DWGT/balance-sheet?limit=101", "limit"],
     ];
     for (const [path, name] of cases) {
