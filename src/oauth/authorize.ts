@@ -29,7 +29,7 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * redirect URI are checked first; while either is in doubt nothing is sent to the redirect
  * URI. Later problems are shown too, with a link that tells the client.
  */
-export async function showConsent(ctx: OAuthContext, url: URL): Promise<Response> {
+export async function showConsent(ctx: OAuthContext, url: URL, address: string): Promise<Response> {
   const q = url.searchParams;
   const repeated = SINGLE.find((name) => q.getAll(name).length > 1);
   if (repeated) return failurePage("This request is malformed", `${repeated} is given more than once.`, 400);
@@ -84,14 +84,15 @@ export async function showConsent(ctx: OAuthContext, url: URL): Promise<Response
       codeChallenge: q.get("code_challenge") as string,
       scope,
       resource: ctx.resource,
+      address,
     },
     ctx.now().getTime(),
   );
   if (!pending)
     return failurePage(
-      "stockd is busy",
-      "Too many approval pages are open; try again in a few minutes.",
-      503,
+      "Too many approval pages are open",
+      "Decide the open ones, or try again in 10 minutes.",
+      429,
     );
   return consentPage(view(pending));
 }

@@ -17,12 +17,16 @@ export interface PendingRequest {
   expiresAt: number;
   /** Keys refused for this request; at MAX_ATTEMPTS it is dropped. */
   failures: number;
+  /** The address that opened the page (each address holds at most MAX_PENDING_PER_ADDRESS). */
+  address: string;
 }
 
 /** Keys a person may get wrong on one consent page before it must be loaded again. */
 export const MAX_ATTEMPTS = 5;
 /** Consent pages open at once, for all clients together (memory stays bounded under floods). */
 const MAX_PENDING = 10_000;
+/** Consent pages one address may hold open: one address cannot crowd out the others. */
+export const MAX_PENDING_PER_ADDRESS = 50;
 
 /**
  * The consent pages open now, in memory: a request lives 10 minutes, and a restart drops them
@@ -30,14 +34,17 @@ const MAX_PENDING = 10_000;
  */
 export class PendingRequests {
   private readonly open = new Map<string, PendingRequest>();
+  private readonly perAddress = new Map<string, number>();
 
-  /** Holds a new request; null when too many are open. */
+  /** Holds a new request; null when too many are open (in all, or of its address). */
   add(
     request: Omit<PendingRequest, "id" | "csrf" | "expiresAt" | "failures">,
     nowMs: number,
   ): PendingRequest | null {
-    if (this.open.size >= MAX_PENDING) this.sweep(nowMs);
-    if (this.open.size >= MAX_PENDING) return null;
+    const full = () =>
+      this.open.size >= MAX_PENDING || (this.perAddress.get(request.address) ?? 0) >= MAX_PENDING_PER_ADDRESS;
+    if (full()) this.sweep(nowMs);
+    if (full()) return null;
     const pending: PendingRequest = {
       ...request,
       id: randomBytes(16).toString("base64url"),
@@ -46,6 +53,7 @@ export class PendingRequests {
       failures: 0,
     };
     this.open.set(pending.id, pending);
+    this.perAddress.set(pending.address, (this.perAddress.get(pending.address) ?? 0) + 1);
     return pending;
   }
 
@@ -54,16 +62,21 @@ export class PendingRequests {
     const pending = this.open.get(id);
     if (!pending) return null;
     if (pending.expiresAt > nowMs) return pending;
-    this.open.delete(id);
+    this.close(id);
     return null;
   }
 
-  /** Closes a request (decided, or abandoned after too many bad keys). */
+  /** Closes a request (decided, expired, or abandoned after too many bad keys). */
   close(id: string): void {
+    const pending = this.open.get(id);
+    if (!pending) return;
     this.open.delete(id);
+    const left = (this.perAddress.get(pending.address) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(pending.address, left);
+    else this.perAddress.delete(pending.address);
   }
 
   private sweep(nowMs: number): void {
-    for (const [id, pending] of this.open) if (pending.expiresAt <= nowMs) this.open.delete(id);
+    for (const [id, pending] of this.open) if (pending.expiresAt <= nowMs) this.close(id);
   }
 }

@@ -18,9 +18,9 @@ export { resourceMetadataUrl } from "./metadata.ts";
 export const REGISTRATIONS_PER_MINUTE = 10;
 /** Registered clients at most; past it, idle ones are forgotten, else registration waits. */
 const MAX_CLIENTS = 50_000;
-/** A client unused this long without a live grant is forgotten. */
+/** A client unused this long that holds no valid token is forgotten (with its grants). */
 const CLIENT_IDLE_MS = 30 * 24 * 3600_000;
-/** Expired codes and tokens are deleted at most this often (on a token request). */
+/** Expired codes and tokens, and idle clients, are deleted at most this often (on a token request). */
 const SWEEP_EVERY_MS = 3600_000;
 
 /** What the authorization server is built from. */
@@ -104,6 +104,7 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
     if (now.getTime() - swept < SWEEP_EVERY_MS) return;
     swept = now.getTime();
     ctx.store.forgetExpired(now.toISOString());
+    forgetIdleClients(ctx, now);
   };
   return {
     get resource() {
@@ -120,7 +121,7 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
         case "GET /.well-known/oauth-authorization-server":
           return jsonPublic(authorizationServerMetadata(issuer, ctx.documents !== null));
         case `GET ${ENDPOINTS.authorize}`:
-          return showConsent(ctx, url);
+          return showConsent(ctx, url, address);
         case `POST ${ENDPOINTS.authorize}`:
           return decide(ctx, request, address);
         case `POST ${ENDPOINTS.token}`:
@@ -153,6 +154,11 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
       };
     },
   };
+}
+
+/** Forgets clients unused for CLIENT_IDLE_MS that hold no valid token. */
+function forgetIdleClients(ctx: OAuthContext, now: Date): void {
+  ctx.store.forgetIdleClients(new Date(now.getTime() - CLIENT_IDLE_MS).toISOString(), now.toISOString());
 }
 
 /** A path of no endpoint (404), or an endpoint's path with another method (405). */
@@ -188,7 +194,7 @@ async function register(ctx: OAuthContext, request: Request, url: URL, address: 
   const read = await readRegistration(request, now);
   if (!read.ok) return read.response;
   if (ctx.store.clientCount() >= MAX_CLIENTS) {
-    ctx.store.forgetIdleClients(new Date(now.getTime() - CLIENT_IDLE_MS).toISOString());
+    forgetIdleClients(ctx, now);
     if (ctx.store.clientCount() >= MAX_CLIENTS)
       return oauthError(
         "temporarily_unavailable",

@@ -132,16 +132,17 @@ export class OAuthStore {
   }
 
   /**
-   * Forgets clients unused since `before` that hold no live grant (their dead grants, codes
-   * and tokens go with them). Returns how many were removed.
+   * Forgets clients unused since `before` that hold no token still valid at `now` (their
+   * grants, codes and tokens go with them). Returns how many were removed.
    */
-  forgetIdleClients(before: string): number {
+  forgetIdleClients(before: string, now: string): number {
     return this.db
       .query(
         `DELETE FROM oauth_clients WHERE coalesce(last_used_at, created_at) < $before
-         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id AND g.revoked_at IS NULL)`,
+         AND NOT EXISTS (SELECT 1 FROM oauth_grants g JOIN oauth_tokens t ON t.grant_id = g.id
+           WHERE g.client_id = oauth_clients.client_id AND g.revoked_at IS NULL AND t.expires_at > $now)`,
       )
-      .run({ before }).changes;
+      .run({ before, now }).changes;
   }
 
   /** Records a consent and the authorization code it issues, in one transaction. */

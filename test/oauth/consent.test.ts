@@ -3,6 +3,7 @@
  * which sends anything to a redirect URI that is in doubt.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { MAX_PENDING_PER_ADDRESS } from "../../src/oauth/pending.ts";
 import {
   authorizationUrl,
   consentBot,
@@ -173,6 +174,26 @@ describe("the decision", () => {
       expect(await res.text()).toContain("Too many refused keys from this address");
     } finally {
       await strict.stop();
+    }
+  });
+
+  test(`one address holds at most ${MAX_PENDING_PER_ADDRESS} open approval pages; deciding one frees a place`, async () => {
+    const own = startAuthServer();
+    try {
+      const clientId = await registerClient(own.base);
+      const open = () =>
+        fetch(authorizationUrl(own.base, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge }));
+      const pages: Response[] = [];
+      for (let i = 0; i < MAX_PENDING_PER_ADDRESS; i++) pages.push(await open());
+      expect(pages.every((p) => p.status === 200)).toBe(true);
+      const refused = await open();
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toContain("Too many approval pages are open");
+      const fields = hiddenFields(await (pages[0] as Response).text());
+      expect((await postConsent(own.base, { ...fields, api_key: "", decision: "deny" })).status).toBe(303);
+      expect((await open()).status).toBe(200);
+    } finally {
+      await own.stop();
     }
   });
 

@@ -216,8 +216,42 @@ describe("refresh tokens", () => {
     expect((await refresh(clientId, next.refresh_token)).status).toBe(200);
     const { clientId: other, tokens: old } = await fullFlow(auth.base, auth.newKey().key);
     auth.advance(30 * 24 * 3600_000 + 1000);
+    // Unused for 30 days, the client itself is forgotten too (see "forgetting clients").
     const late = await refresh(other, old.refresh_token);
-    expect([late.status, ((await late.json()) as { error: string }).error]).toEqual([400, "invalid_grant"]);
+    expect([late.status, ((await late.json()) as { error: string }).error]).toEqual([401, "invalid_client"]);
+  });
+});
+
+describe("refresh token expiry", () => {
+  test("a refresh token past its 30 days is refused as expired", async () => {
+    const { clientId, tokens } = await fullFlow(auth.base, auth.newKey().key);
+    auth.advance(30 * 24 * 3600_000 - 10 * 60_000);
+    // A token request now sweeps; the client, used under 30 days ago, stays, and so does the token.
+    expect((await refresh("stc_nobody", "stk_rt_x")).status).toBe(401);
+    auth.advance(11 * 60_000);
+    const late = await refresh(clientId, tokens.refresh_token);
+    expect(await late.json()).toEqual({ error: "invalid_grant", error_description: "the refresh token has expired" });
+  });
+});
+
+describe("forgetting clients", () => {
+  test("a client idle for 30 days with no valid token is forgotten with its grants; a client in use stays", async () => {
+    const idle = await fullFlow(auth.base, auth.newKey().key);
+    const active = await fullFlow(auth.base, auth.newKey().key);
+    auth.advance(29 * 24 * 3600_000);
+    const next = (await (await refresh(active.clientId, active.tokens.refresh_token)).json()) as Tokens;
+    auth.advance(2 * 24 * 3600_000);
+    // The next token request sweeps (at most hourly).
+    expect((await refresh(active.clientId, next.refresh_token)).status).toBe(200);
+    const clients = (id: string) =>
+      auth.accounts.db.query("SELECT count(*) AS n FROM oauth_clients WHERE client_id = ?").get(id);
+    const grants = (id: string) =>
+      auth.accounts.db.query("SELECT count(*) AS n FROM oauth_grants WHERE client_id = ?").get(id);
+    expect(clients(idle.clientId)).toEqual({ n: 0 });
+    expect(grants(idle.clientId)).toEqual({ n: 0 });
+    expect(clients(active.clientId)).toEqual({ n: 1 });
+    const gone = await refresh(idle.clientId, idle.tokens.refresh_token);
+    expect(gone.status).toBe(401);
   });
 });
 
