@@ -224,6 +224,8 @@ function operationOf(route: Route) {
     summary: route.summary,
     description: `${route.description ?? route.summary}${route.csv ? `\n\n${CSV_NOTE}` : ""}\n\nCost: ${cost} credit${cost === 1 ? "" : "s"} ${!route.fastPath && route.price ? "per unit named above (x-credit-cost is the unit price)" : "per successful call"}.`,
     "x-credit-cost": cost,
+    // The price depends on the call (route.ts `price`): x-credit-cost is its unit.
+    ...(!route.fastPath && route.price ? { "x-credit-cost-varies": true } : {}),
     security: route.public ? [] : [{ bearer: [] }],
   };
 }
