@@ -49,6 +49,20 @@ function param(endpoint: Endpoint, name: string): TSchema {
   return schema;
 }
 
+/** Those of `names` that the route takes, as its schemas have them (optional ones stay optional). */
+function params(endpoint: Endpoint, names: readonly string[]): TProperties {
+  const route = ROUTES.find((r) => r.endpoint === endpoint);
+  const taken = names.filter((name) => route?.query?.properties[name]);
+  return Object.fromEntries(taken.map((name) => [name, param(endpoint, name)]));
+}
+
+/** The arguments a REST call passes on as its query: those of `properties` given. */
+function forward(properties: TProperties, args: Args): RestCall["query"] {
+  return Object.fromEntries(
+    Object.keys(properties).map((name) => [name, args[name] as string | number | undefined]),
+  );
+}
+
 /** A REST route's parameter, optional whatever the route says. */
 const optional = (endpoint: Endpoint, name: string) => t.Optional(param(endpoint, name));
 
@@ -113,6 +127,9 @@ const viewPath = (views: Record<string, string>, args: Args) => at(views[String(
 export function monthEnds(rows: readonly { date: string }[]): { date: string }[] {
   return rows.filter((row, i) => rows[i + 1]?.date.slice(0, 7) !== row.date.slice(0, 7));
 }
+
+/** The earnings calendar's parameters: its filters and its counts (a row limit, or pages). */
+const CALENDAR = params("calendar", ["ticker", "cik", "start", "end", "limit", "page", "per_page"]);
 
 const NULLS = "null means no value could be had (never read as zero)";
 
@@ -278,21 +295,9 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "get_earnings_calendar",
     description:
       "Earnings dates with EPS forecast, actual and surprise (actual − forecast), by date; optionally for one ticker or CIK and a date range. null: not known yet. 1 credit.",
-    input: input({
-      ticker: optional("calendar", "ticker"),
-      cik: optional("calendar", "cik"),
-      start: optional("calendar", "start"),
-      end: optional("calendar", "end"),
-      limit: param("calendar", "limit"),
-      cursor: Cursor,
-    }),
+    input: input({ ...CALENDAR, cursor: Cursor }),
     paged: true,
-    rest: (args) => ({
-      path: "/calendar/earnings",
-      query: Object.fromEntries(
-        ["ticker", "cik", "start", "end", "limit"].map((n) => [n, args[n] as string | number | undefined]),
-      ),
-    }),
+    rest: (args) => ({ path: "/calendar/earnings", query: forward(CALENDAR, args) }),
   },
   {
     name: "get_account",
