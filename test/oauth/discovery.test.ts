@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_CLIENT_NAME, MAX_REDIRECT_URIS } from "../../src/oauth/register.ts";
 import { REGISTRATIONS_PER_MINUTE } from "../../src/oauth/server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { openAccounts, startTestServer, type TestServer } from "../helpers/server.ts";
 import { authorizationUrl, fullFlow, pkce, register } from "./bot.ts";
 
 let server: TestServer;
@@ -89,10 +89,15 @@ describe("registration (RFC 7591)", () => {
     expect(client.token_endpoint_auth_method).toBe("none");
     expect(client.client_secret).toBeUndefined();
     expect(client.unknown_field).toBeUndefined();
-    const row = server.accounts.db
-      .query("SELECT client_name FROM oauth_clients WHERE client_id = ?")
-      .get(client.client_id as string);
-    expect(row).toEqual({ client_name: "Cursor" });
+    const stored = openAccounts(server.dataDir);
+    try {
+      const row = stored.db
+        .query("SELECT client_name FROM oauth_clients WHERE client_id = ?")
+        .get(client.client_id as string);
+      expect(row).toEqual({ client_name: "Cursor" });
+    } finally {
+      stored.close();
+    }
   });
 
   test("limits: redirect URI count and kind, name length, body size, grant types", async () => {

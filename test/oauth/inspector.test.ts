@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { tempDir } from "../helpers/env.ts";
-import { useDemoServer } from "../helpers/server.ts";
+import { openAccounts, useDemoServer } from "../helpers/server.ts";
 import { ROOT } from "../helpers/spawn.ts";
 
 const server = useDemoServer();
@@ -80,12 +80,17 @@ test("the Inspector CLI signs in through the consent page and calls a tool, char
   };
   expect(result.isError).not.toBe(true);
   expect(result.structuredContent.meta.credits_charged).toBe(1);
-  expect(server.accounts.getBalance(userId)).toBe(99);
+  expect(await server.accounts.getBalance(userId)).toBe(99);
   // The Inspector registered itself; its grant is the approving key's.
-  const grant = server.accounts.db
-    .query(
-      "SELECT user_id FROM oauth_grants g JOIN oauth_clients c USING (client_id) WHERE c.redirect_uris LIKE ?",
-    )
-    .get(`%${callback}%`);
-  expect(grant).toEqual({ user_id: userId });
+  const stored = openAccounts(server.dataDir);
+  try {
+    const grant = stored.db
+      .query(
+        "SELECT user_id FROM oauth_grants g JOIN oauth_clients c USING (client_id) WHERE c.redirect_uris LIKE ?",
+      )
+      .get(`%${callback}%`);
+    expect(grant).toEqual({ user_id: userId });
+  } finally {
+    stored.close();
+  }
 }, 120_000);

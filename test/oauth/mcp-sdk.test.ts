@@ -106,7 +106,7 @@ describe("the SDK client's OAuth flow", () => {
       const charged = (result.structuredContent as { meta: { credits_charged: number } }).meta
         .credits_charged;
       expect(charged).toBeGreaterThan(0);
-      expect(server.accounts.getBalance(userId)).toBe(100 - charged);
+      expect(await server.accounts.getBalance(userId)).toBe(100 - charged);
       await client.close();
     });
   }
@@ -127,7 +127,7 @@ describe("the SDK client's OAuth flow", () => {
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
       });
     expect((await call()).status).not.toBe(401);
-    server.accounts.setKeyDisabled(keyId, true);
+    await server.accounts.setKeyDisabled(keyId, true);
     const refused = await call();
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toContain(
