@@ -2,9 +2,12 @@ import {
   type AuthInfo,
   createMcpHandler,
   hostHeaderValidationResponse,
+  isJsonContentType,
+  isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Billing } from "../accounts/billing.ts";
 import type { Door, DoorInput } from "../http/doors.ts";
@@ -33,8 +36,8 @@ export interface McpDoorDeps extends ToolDeps {
 export function mcpDoor(deps: McpDoorDeps): Door {
   const hosts = [...localhostAllowedHostnames(), ...deps.allowedHosts];
   const origins = [...localhostAllowedOrigins(), ...deps.allowedHosts];
-  const handler = createMcpHandler(({ authInfo }) => toolServer(deps, restOf(authInfo)), {
-    legacy: "stateless",
+  const modern = createMcpHandler(({ authInfo }) => toolServer(deps, restOf(authInfo)), {
+    legacy: "reject",
     maxRequestBodySize: MAX_BODY_BYTES,
   });
   return {
@@ -55,9 +58,40 @@ export function mcpDoor(deps: McpDoorDeps): Door {
         hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
       if (refused) return refused;
       const authInfo: AuthInfo = { token: "", clientId: "stockd", scopes: [], extra: { rest: input.rest } };
-      return handler.fetch(request, { authInfo });
+      return answer(request, authInfo);
     },
   };
+
+  /**
+   * The SDK's handler serves the current revision; a 2025-era request (as the SDK's own
+   * `isLegacyRequest` classifies it) gets what the SDK's stateless fallback gives it, a fresh
+   * instance over a stateless transport, but answered as one JSON body instead of an SSE
+   * stream (both are the revision's; JSON costs the server less). The body is parsed once.
+   */
+  async function answer(request: Request, authInfo: AuthInfo): Promise<Response> {
+    if (!isJsonContentType(request.headers.get("content-type"))) return modern.fetch(request, { authInfo });
+    let parsedBody: unknown;
+    try {
+      parsedBody = await request.json();
+    } catch {
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the body is not JSON" }, id: null },
+        { status: 400 },
+      );
+    }
+    if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, { authInfo, parsedBody });
+    const server = toolServer(deps, restOf(authInfo));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { authInfo, parsedBody });
+    } finally {
+      void server.close();
+    }
+  }
 }
 
 /** The REST caller the door put in the request's auth info. */

@@ -1,4 +1,5 @@
 import { type CallToolResult, type ListToolsResult, Server } from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { TObject } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
@@ -61,6 +62,12 @@ function listedSchema(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * The schema validator every server shares: the SDK would build one (an Ajv instance) per
+ * server, that is per request, and the tools never use it (it checks elicitation answers).
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
+
 const ANNOTATIONS = {
   readOnlyHint: true,
   idempotentHint: true,
@@ -90,6 +97,7 @@ export function toolServer(deps: ToolDeps, rest: RestCaller): Server {
       capabilities: { tools: {} },
       instructions: INSTRUCTIONS,
       cacheHints: { "tools/list": { ttlMs: 3_600_000, cacheScope: "public" } },
+      jsonSchemaValidator: VALIDATOR,
     },
   );
   server.setRequestHandler("tools/list", () => TOOLS_LIST);
@@ -153,8 +161,22 @@ export async function callTool(
   if (!meta.snapshot_active)
     meta.hint = `snapshot ${snapshotId} is no longer the active one: this page continues it; call again without cursor for the newest data`;
   const payload = { data: shaped.data, meta };
-  if (shaped.series !== undefined) page(payload, shaped.series, offset, { name, args, snapshotId });
+  if (shaped.series === undefined) return success(payload);
+  const table = tableOf(payload.data, shaped.series);
+  if (offset === 0) {
+    meta.rows_total = table.rows.length;
+    meta.rows_returned = table.rows.length;
+    // Most answers fit: serialized once, for the text block too.
+    const text = JSON.stringify(payload);
+    if (Buffer.byteLength(text) <= MAX_RESULT_BYTES) return success(payload, text);
+  }
+  page(payload, shaped.series, offset, { name, args, snapshotId });
   return success(payload);
+}
+
+/** The series of shaped data: the whole of it, or its field `series`. */
+function tableOf(data: unknown, series: string | null): Columnar {
+  return (series === null ? data : (data as Record<string, unknown>)[series]) as Columnar;
 }
 
 /** Cuts the payload's series to the byte cap from `offset`, and sets the meta's counts and cursor. */
@@ -164,9 +186,9 @@ function page(
   offset: number,
   call: { name: string; args: Record<string, unknown>; snapshotId: string | null },
 ): void {
-  const holder = payload.data as Record<string, Columnar>;
-  const table = series === null ? (payload.data as Columnar) : (holder[series] as Columnar);
+  const table = tableOf(payload.data, series);
   const empty = { ...table, rows: [] };
+  const holder = payload.data as Record<string, unknown>;
   const without = { ...payload, data: series === null ? empty : { ...holder, [series]: empty } };
   const { rows, more } = fitRows(table, offset, without);
   const total = table.rows.length;
@@ -182,13 +204,14 @@ function page(
     args: argsDigest(call.args),
     offset: next,
   });
-  payload.meta.hint = `rows ${offset + 1} to ${next} of ${total} (cut at ${MAX_RESULT_BYTES} bytes): pass next_cursor for the next rows, or narrow the call`;
+  const rowsHint = `rows ${offset + 1} to ${next} of ${total} (cut at ${MAX_RESULT_BYTES} bytes): pass next_cursor for the next rows, or narrow the call`;
+  payload.meta.hint = payload.meta.hint ? `${payload.meta.hint}; ${rowsHint}` : rowsHint;
 }
 
 /** A result: the payload in structuredContent and, the same, as JSON text. */
-function success(payload: object): CallToolResult {
+function success(payload: object, text = JSON.stringify(payload)): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(payload) }],
+    content: [{ type: "text", text }],
     structuredContent: payload as Record<string, unknown>,
   };
 }
