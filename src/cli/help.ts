@@ -6,11 +6,12 @@ commands that create or show things take --json and then print one JSON object o
 
 /** One entry per command: its usage lines and what it does. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
-  serve: `usage: stockd serve [--port N] [--host H]
+  serve: `usage: stockd serve [--port N] [--host H] [--sync-every 24h]
 
 Serves the HTTP API (default 127.0.0.1:8080; env PORT, HOST). On a fresh data dir (no
 snapshot, no accounts) it first builds the demo data set and prints a demo API key.
-SIGTERM or SIGINT stops it gracefully: calls in flight finish (up to 8 s), then exit 0.`,
+SIGTERM or SIGINT stops it gracefully: calls in flight finish (up to 8 s), then exit 0.
+--sync-every runs "stockd sync" on that interval (needs sec_user_agent; see docs/sync.md).`,
   demo: `usage: stockd demo [--json]
 
 Generates the fictional demo universe, imports it as a new snapshot and activates it.`,
@@ -69,6 +70,17 @@ existing file. Snapshots are immutable files: copy DATA_DIR/snapshots with any t
 Writes the active snapshot's tables (or the snapshot ID's) to DIR as the server's
 GET /exports/{name}.{format} serves them: every table of the export list (stockd serves it
 at /exports), or those named; Parquet by default. Never overwrites a file.`,
+  migrate: `usage: stockd migrate --accounts postgres://user@host:port/database [--json]
+
+Brings a shared PostgreSQL accounts database to this build's schema (forward only, each
+migration once, under an advisory lock, checksummed). Replicas refuse an older schema.
+The URL may come from STOCKD_ACCOUNTS_URL instead. See docs/scale-out.md.`,
+  accounts: `usage: stockd accounts export --to postgres://user@host:port/database [--json]
+
+Copies this data dir's SQLite accounts (users, keys as hashes, the ledger) into a migrated
+PostgreSQL database in one transaction; a second run adds nothing. Then checks that every
+balance equals the SQLite one and the ledger's sum there: exit 1 when one differs.
+Remembered idempotent responses and OAuth clients and grants are not copied.`,
 };
 
 /** `stockd --help`: the version line, then one summary line per command. */
@@ -92,6 +104,8 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
   backup --to DIR                    copy the accounts DB consistently (also while serving)
   export --to DIR [--tables A,B] [--format parquet|csv]
                                      write the snapshot's tables as files (as GET /exports serves them)
+  migrate --accounts URL             bring a shared PostgreSQL accounts database to this schema
+  accounts export --to URL           copy the SQLite accounts (users, keys, ledger) into PostgreSQL
 
 ${COMMON}`;
 }

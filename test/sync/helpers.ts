@@ -88,11 +88,17 @@ export function peakRate(requests: readonly Recorded[], windowMs = 1000): number
   return peak;
 }
 
-/** Moves every fetch record of the sync state back `days` days, as if the run had been that long ago. */
+/**
+ * Moves the sync state back `days` days, as if the last run had been that long ago: every fetch
+ * record, and the daily-index watermark.
+ */
 export function ageFetches(dataDir: string, days: number): void {
   const db = new Database(join(dataDir, "sync", "state.db"));
   try {
     db.query("UPDATE fetched SET fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ', fetched_at, ?)").run(
+      `-${days} days`,
+    );
+    db.query("UPDATE watermark SET value = date(value, ?) WHERE name = 'edgar.daily_index'").run(
       `-${days} days`,
     );
   } finally {
