@@ -11,9 +11,12 @@ export interface AddressThrottle {
   fail(address: string): void;
 }
 
-/** How a pasted API key is checked: the same path as every REST call's key. */
+/** How a pasted API key is checked: the same path as every REST call's key (`Billing`). */
 export interface KeyChecker {
+  /** The key if it is valid now; null for every kind of bad key. */
   authenticate(presented: string, now: Date): ApiKeyInfo | null;
+  /** The key if it is already known to be valid (nothing hashed or read); null otherwise. */
+  knownKey(presented: string, now: Date): ApiKeyInfo | null;
 }
 
 /** What the endpoints share. */

@@ -160,18 +160,21 @@ describe("the decision", () => {
     expect(res.status).toBe(401);
   });
 
-  test("an address that keeps failing is throttled, even with a good key, as REST throttles failed authentications", async () => {
+  test("an address that keeps failing is throttled as REST throttles failed authentications: an unchecked key waits, a key known good passes", async () => {
     const strict = startAuthServer({ authFailuresPerMinute: 3 });
     try {
       const clientId = await registerClient(strict.base);
       const url = () =>
         authorizationUrl(strict.base, { clientId, redirectUri: REDIRECT, challenge: pkce().challenge });
+      const known = strict.newKey().key;
+      expect((await consentBot(url(), known)).status).toBe(303);
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await consentBot(url(), "sk_bad")).status);
       expect(statuses).toEqual([401, 401, 401, 429]);
       const res = await consentBot(url(), strict.newKey().key);
       expect(res.status).toBe(429);
       expect(await res.text()).toContain("Too many refused keys from this address");
+      expect((await consentBot(url(), known)).status).toBe(303);
     } finally {
       await strict.stop();
     }

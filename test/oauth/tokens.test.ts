@@ -230,7 +230,10 @@ describe("refresh token expiry", () => {
     expect((await refresh("stc_nobody", "stk_rt_x")).status).toBe(401);
     auth.advance(11 * 60_000);
     const late = await refresh(clientId, tokens.refresh_token);
-    expect(await late.json()).toEqual({ error: "invalid_grant", error_description: "the refresh token has expired" });
+    expect(await late.json()).toEqual({
+      error: "invalid_grant",
+      error_description: "the refresh token has expired",
+    });
   });
 });
 
@@ -267,7 +270,7 @@ describe("access tokens at the resource", () => {
     const { tokens } = await fullFlow(auth.base, auth.newKey().key);
     const elsewhere = createOAuthServer({
       db: auth.accounts.db,
-      keys: { authenticate: () => null },
+      keys: { authenticate: () => null, knownKey: () => null },
       publicUrl: () => "https://stocks.example.com",
       authFailures: new AuthFailureThrottle(10),
       registrations: new AuthFailureThrottle(10),
