@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 /** Settings of one process, read once at start-up. The only reader of `process.env`. */
@@ -19,6 +20,15 @@ export interface Config {
    * (the server then fetches it; docs/oauth.md). Off: clients register.
    */
   readonly oauthClientMetadataDocuments: boolean;
+  /**
+   * The shared accounts database of several replicas (`postgres://...`; docs/scale-out.md);
+   * null: the SQLite file in the data dir.
+   */
+  readonly accountsUrl: string | null;
+  /** This replica's id on the reservations it holds in the shared accounts database. */
+  readonly replicaId: string;
+  /** The longest wait for one call to the shared accounts database, ms. */
+  readonly accountsTimeoutMs: number;
   /** The API key `stockd mcp` serves its client with (the client's credentials); null when unset. */
   readonly apiKey: string | null;
   /** The configuration file that was read, if any. */
@@ -42,7 +52,7 @@ export interface SyncSettings {
   readonly secRequestsPerSecond: number;
   /** How long all SEC traffic pauses after a 403 rate-threshold page or a 429. */
   readonly secPauseMs: number;
-  /** Deadline of one request, body included (a stalled connection fails at it). */
+  /** How long one request may go without a byte, body included (a stalled connection fails at it). */
   readonly requestTimeoutMs: number;
   /** The price provider, or null for none (users drop their own files into the mirror). */
   readonly priceProvider: PriceProviderName | null;
@@ -113,6 +123,9 @@ export const SETTINGS = {
   metrics_token: { flag: null, env: "STOCKD_METRICS_TOKEN", fallback: null },
   api_key: { flag: null, env: "STOCKD_API_KEY", fallback: null },
   public_url: { flag: null, env: "STOCKD_PUBLIC_URL", fallback: null },
+  accounts_url: { flag: null, env: "STOCKD_ACCOUNTS_URL", fallback: null },
+  replica_id: { flag: null, env: "STOCKD_REPLICA_ID", fallback: null },
+  accounts_timeout_ms: { flag: null, env: "STOCKD_ACCOUNTS_TIMEOUT_MS", fallback: "2000" },
   oauth_client_metadata_documents: {
     flag: null,
     env: "STOCKD_OAUTH_CLIENT_METADATA_DOCUMENTS",
@@ -172,6 +185,9 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     metricsToken: parseMetricsToken(raw("metrics_token")),
     apiKey: parseApiKey(raw("api_key")),
     publicUrl: parsePublicUrl(raw("public_url")),
+    accountsUrl: parseAccountsUrl(raw("accounts_url")),
+    replicaId: parseReplicaId(raw("replica_id")),
+    accountsTimeoutMs: parsePositive(raw("accounts_timeout_ms")),
     oauthClientMetadataDocuments: parseSwitch(raw("oauth_client_metadata_documents")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
@@ -313,6 +329,22 @@ function parseApiKey(raw: Raw): string | null {
   if (raw.value === null || raw.value === "") return null;
   if (typeof raw.value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(raw.value))
     throw new ConfigError(`${raw.where}: expected an API key (sk_...); the value is not shown`);
+  return raw.value;
+}
+
+/** A PostgreSQL URL; its password is never repeated in an error. */
+function parseAccountsUrl(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string" || !/^postgres(ql)?:\/\/[^\s]+$/.test(raw.value) || !URL.canParse(raw.value))
+    throw new ConfigError(`${raw.where}: expected a postgres://user@host:port/database URL; the value is not shown`);
+  return raw.value;
+}
+
+/** 1–64 letters, digits, dots, dashes, underscores or colons; the host name by default. */
+function parseReplicaId(raw: Raw): string {
+  if (raw.value === null || raw.value === "") return hostname();
+  if (typeof raw.value !== "string" || !/^[\w.:-]{1,64}$/.test(raw.value))
+    throw bad(raw, "1 to 64 letters, digits, '.', '-', '_' or ':'");
   return raw.value;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The HTTP client of `stockd sync`: one pacing limiter per source (shared by every request to
- * it, whatever the host), a deadline on every request that covers the body (a stalled
+ * it, whatever the host), a deadline on every request's silence, body included (a stalled
  * connection fails at it), bounded bodies, and retries with backoff on 5xx, timeouts, broken
  * connections and truncated bodies. What a source's answers mean (a throttle page, a key
  * error) is decided by its `classify`, so one client serves the SEC and each price provider.
@@ -155,7 +155,13 @@ export class HttpSource {
     if (this.stopped) throw this.stopped;
     this.counters.requests++;
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.opts.timeoutMs);
+    // The deadline is on silence: it is set again by every chunk, so a bulk archive that keeps
+    // arriving is never cut, and a connection that stalls fails after timeoutMs.
+    let timer = setTimeout(() => abort.abort(), this.opts.timeoutMs);
+    const progressed = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => abort.abort(), this.opts.timeoutMs);
+    };
     try {
       let response: Response;
       try {
@@ -171,7 +177,13 @@ export class HttpSource {
       const accepted = ok || (get.accept ?? []).includes(response.status);
       // Bodies of answers that are not data are only read far enough to classify them.
       const limit = accepted ? get.maxBytes : 64 * 1024;
-      const body = await readBody(response, limit, accepted ? get.toFile : undefined, abort.signal);
+      const body = await readBody(
+        response,
+        limit,
+        accepted ? get.toFile : undefined,
+        abort.signal,
+        progressed,
+      );
       this.counters.bytes += body.bytes;
       const verdict = this.opts.classify(response.status, accepted && get.toFile ? "" : decode(body.body));
       if (verdict.kind === "throttled") return await this.throttled(url, get, verdict);
@@ -209,6 +221,7 @@ async function readBody(
   limit: number,
   toFile: string | undefined,
   signal: AbortSignal,
+  progressed: () => void,
 ): Promise<{ body: Uint8Array; bytes: number }> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   // fetch decodes gzip transparently; the declared length is then the encoded one.
@@ -230,6 +243,7 @@ async function readBody(
         );
       }
       if (step.done) break;
+      progressed();
       bytes += step.value.byteLength;
       if (bytes > limit) {
         await reader.cancel();
