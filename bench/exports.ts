@@ -59,9 +59,9 @@ async function main(): Promise<void> {
       createLogger("warn"),
     );
     try {
-      const user = server.accounts.createUser("bench@example.test", 1_000_000);
+      const user = await server.accounts.createUser("bench@example.test", 1_000_000);
       if (!user.ok) throw new Error(user.message);
-      const { key } = server.accounts.createKey(user.value.id, null, null);
+      const { key } = await server.accounts.createKey(user.value.id, null, null);
       const snapshot = server.snapshots.current();
       const table = values.table ?? "prices";
       const entry = snapshot?.manifest.tables[table as "prices"];

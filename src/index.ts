@@ -8,6 +8,7 @@ import { exportCommand } from "./cli/export.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { commandHelp, generalHelp } from "./cli/help.ts";
 import { mcpCommand } from "./cli/mcp.ts";
+import { accountsCommand, migrateCommand } from "./cli/migrate.ts";
 import { demoCommand, serveCommand } from "./cli/serve.ts";
 import { importCommand, snapshotsCommand } from "./cli/snapshots.ts";
 import { syncCommand } from "./cli/sync.ts";
@@ -31,6 +32,8 @@ const COMMANDS: Record<string, Command> = {
   backup: backupCommand,
   export: exportCommand,
   mcp: mcpCommand,
+  migrate: migrateCommand,
+  accounts: accountsCommand,
 };
 
 /**

@@ -1,8 +1,8 @@
-import { join } from "node:path";
-import { Billing } from "./accounts/billing.ts";
-import { AccountsStore } from "./accounts/store.ts";
+import { openServingAccounts, type ServingAccounts } from "./accounts/open.ts";
+import type { Accounts } from "./accounts/seam.ts";
 import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
+import type { Door } from "./http/doors.ts";
 import { AuthFailureThrottle } from "./http/limits.ts";
 import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
@@ -17,7 +17,7 @@ import { VERSION } from "./version.ts";
 export interface RunningServer {
   url: string;
   port: number;
-  accounts: AccountsStore;
+  accounts: Accounts;
   snapshots: SnapshotService;
   /**
    * Stops accepting, lets calls in flight finish (each settles its own reservation) for at
@@ -47,22 +47,14 @@ export const DRAIN_TIMEOUT_MS = 8_000;
 
 /** Wires the stores and the app and listens. Used by `stockd serve` and by the tests. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const accounts = AccountsStore.open(join(config.dataDir, "accounts.db"));
-  const billing = new Billing(accounts, config.accountsPollMs);
+  const opened = await openServingAccounts(config, log);
+  const { accounts, billing } = opened;
   const instance = await openDuckDb();
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
   // The URL clients reach this server at: the configured one, else known once it listens.
   let publicUrl = config.publicUrl ?? "";
-  const oauth = createOAuthServer({
-    db: accounts.db,
-    keys: billing,
-    publicUrl: () => publicUrl,
-    authFailures: new AuthFailureThrottle(config.limits.authFailuresPerMinute),
-    registrations: new AuthFailureThrottle(REGISTRATIONS_PER_MINUTE),
-    documents: config.oauthClientMetadataDocuments ? fetchDocument : null,
-  });
   const { handle, delivered, bodyLimit, idempotency } = createApp({
     accounts,
     billing,
@@ -72,20 +64,16 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: config.limits,
     metricsToken: config.metricsToken,
     // Paths outside the REST API, each with its own methods and body limit (http/doors.ts).
-    doors: [
-      mcpDoor({
-        billing,
-        oauth,
-        publicUrl: () => publicUrl,
-        allowedHosts: hostNames(config),
-        activeSnapshot: () => snapshots.current()?.manifest ?? null,
-      }),
-      oauthDoor(oauth),
-    ],
+    doors: doors(opened, config, snapshots, () => publicUrl),
   });
   // Remembered idempotent responses are replayed for 24 h; forget older ones hourly.
-  idempotency.purge();
-  const purge = setInterval(() => idempotency.purge(), 3600_000);
+  const forget = () => {
+    Promise.resolve()
+      .then(() => idempotency.purge())
+      .catch((error) => log.warn("forgetting old idempotent responses failed", { error: String(error) }));
+  };
+  forget();
+  const purge = setInterval(forget, 3600_000);
   purge.unref();
   const transport = await listenHttp({ handle, delivered, bodyLimit }, config.port, config.host);
   const address = transport.server.address();
@@ -109,11 +97,39 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // Calls cut off before their commit never settled: their holds live only in this
       // process's memory and vanish with it, which is the same as releasing them. Those cut
       // off while being written were refunded before the transport's stop returned.
-      billing.close();
+      await opened.close();
       snapshots.close();
-      accounts.close();
       instance.closeSync();
       log.info("stopped");
     },
   };
+}
+
+/**
+ * The doors (http/doors.ts): /mcp and OAuth. OAuth's tables live in the SQLite accounts
+ * database, so on the shared PostgreSQL accounts neither is served yet (docs/scale-out.md).
+ */
+function doors(
+  opened: ServingAccounts,
+  config: Config,
+  snapshots: SnapshotService,
+  publicUrl: () => string,
+): Door[] {
+  if (opened.sqlite === null) return [];
+  const oauth = createOAuthServer({
+    db: opened.sqlite.db,
+    keys: opened.billing,
+    publicUrl,
+    authFailures: new AuthFailureThrottle(config.limits.authFailuresPerMinute),
+    registrations: new AuthFailureThrottle(REGISTRATIONS_PER_MINUTE),
+    documents: config.oauthClientMetadataDocuments ? fetchDocument : null,
+  });
+  const mcp = mcpDoor({
+    billing: opened.billing,
+    oauth,
+    publicUrl,
+    allowedHosts: hostNames(config),
+    activeSnapshot: () => snapshots.current()?.manifest ?? null,
+  });
+  return [mcp, oauthDoor(oauth)];
 }

@@ -1,4 +1,6 @@
 import { join } from "node:path";
+import { PgAccounts } from "../accounts/pg/accounts.ts";
+import type { Accounts } from "../accounts/seam.ts";
 import { AccountsStore, type User } from "../accounts/store.ts";
 import type { Config } from "../config.ts";
 import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
@@ -7,30 +9,37 @@ export function accountsDbPath(config: Config): string {
   return join(config.dataDir, "accounts.db");
 }
 
-function withStore<T>(config: Config, fn: (store: AccountsStore) => T): T {
-  const store = AccountsStore.open(accountsDbPath(config));
+/**
+ * Runs `fn` on the accounts the server uses: the shared PostgreSQL database when
+ * `accounts_url` is set (every replica is told of the change), else the data dir's SQLite file.
+ */
+async function withStore<T>(config: Config, fn: (store: Accounts) => Promise<T>): Promise<T> {
+  const store =
+    config.accountsUrl === null
+      ? AccountsStore.open(accountsDbPath(config))
+      : await PgAccounts.open({ url: config.accountsUrl, timeoutMs: config.accountsTimeoutMs });
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function userOf(store: AccountsStore, idOrEmail: string): User {
-  const user = store.findUser(idOrEmail);
+async function userOf(store: Accounts, idOrEmail: string): Promise<User> {
+  const user = await store.findUser(idOrEmail);
   if (!user) throw new UsageError(`no user ${idOrEmail}`);
   return user;
 }
 
 /** `users create --email E [--credits N]` */
-export function usersCommand(args: ParsedArgs, config: Config, io: Io): number {
+export async function usersCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   const [, sub] = args.positional;
   if (sub !== "create") throw new UsageError("usage: stockd users create --email E [--credits N]");
   const flags = new Flags(args, ["email", "credits"]);
   const email = flags.required("email");
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 254)
     throw new UsageError(`--email "${email}" is not an email address`);
-  const created = withStore(config, (s) => s.createUser(email, flags.integer("credits", 0)));
+  const created = await withStore(config, async (s) => s.createUser(email, flags.integer("credits", 0)));
   if (!created.ok) throw new UsageError(created.message);
   const { id, balance } = created.value;
   printResult(io, flags.bool("json"), { id, email, credits: balance }, [
@@ -40,14 +49,14 @@ export function usersCommand(args: ParsedArgs, config: Config, io: Io): number {
 }
 
 /** `keys create|list|disable|enable` */
-export function keysCommand(args: ParsedArgs, config: Config, io: Io): number {
+export function keysCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   const [, sub, keyId] = args.positional;
-  return withStore(config, (store) => {
+  return withStore(config, async (store) => {
     if (sub === "create") {
       const flags = new Flags(args, ["user", "name", "expires-at"]);
-      const user = userOf(store, flags.required("user"));
+      const user = await userOf(store, flags.required("user"));
       const expiresAt = expiry(flags.string("expires-at"));
-      const { key, info } = store.createKey(user.id, flags.string("name") ?? null, expiresAt);
+      const { key, info } = await store.createKey(user.id, flags.string("name") ?? null, expiresAt);
       const result = { id: info.id, key, prefix: info.prefix, expires_at: info.expires_at };
       printResult(io, flags.bool("json"), result, [
         key,
@@ -57,7 +66,7 @@ export function keysCommand(args: ParsedArgs, config: Config, io: Io): number {
     }
     if (sub === "list") {
       const flags = new Flags(args, ["user"]);
-      const keys = store.listKeys(userOf(store, flags.required("user")).id);
+      const keys = await store.listKeys((await userOf(store, flags.required("user"))).id);
       const lines = keys.map(
         (k) => `${k.id}  sk_${k.prefix}…  ${k.disabled_at ? "disabled" : "enabled "}  ${k.name ?? ""}`,
       );
@@ -66,7 +75,7 @@ export function keysCommand(args: ParsedArgs, config: Config, io: Io): number {
     }
     if ((sub === "disable" || sub === "enable") && keyId) {
       const flags = new Flags(args, []);
-      if (!store.setKeyDisabled(keyId, sub === "disable")) throw new UsageError(`no key ${keyId}`);
+      if (!(await store.setKeyDisabled(keyId, sub === "disable"))) throw new UsageError(`no key ${keyId}`);
       printResult(io, flags.bool("json"), { id: keyId, disabled: sub === "disable" }, [
         `key ${keyId} ${sub}d`,
       ]);
@@ -87,14 +96,14 @@ function expiry(value: string | undefined): string | null {
 }
 
 /** `credits grant --user U --amount N [--reason S]` and `credits show --user U` */
-export function creditsCommand(args: ParsedArgs, config: Config, io: Io): number {
+export function creditsCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   const [, sub] = args.positional;
-  return withStore(config, (store) => {
+  return withStore(config, async (store) => {
     if (sub === "grant") {
       const flags = new Flags(args, ["user", "amount", "reason"]);
-      const user = userOf(store, flags.required("user"));
+      const user = await userOf(store, flags.required("user"));
       const amount = flags.integer("amount", 0);
-      const granted = store.grantCredits(user.id, amount, flags.string("reason") ?? "grant");
+      const granted = await store.grantCredits(user.id, amount, flags.string("reason") ?? "grant");
       if (!granted.ok) throw new UsageError(granted.message);
       printResult(io, flags.bool("json"), { user: user.id, balance: granted.value }, [
         `${user.email}: balance ${granted.value}`,
@@ -103,9 +112,11 @@ export function creditsCommand(args: ParsedArgs, config: Config, io: Io): number
     }
     if (sub === "show") {
       const flags = new Flags(args, ["user"]);
-      const user = userOf(store, flags.required("user"));
-      // Reservations live in the serving process (GET /account shows them); none outlive it.
-      const result = { user: user.id, balance: user.balance, reserved: 0 };
+      const user = await userOf(store, flags.required("user"));
+      // SQLite: reservations live in the serving process (GET /account shows them) and none
+      // outlive it; PostgreSQL: every replica's are in the database.
+      const reserved = store instanceof PgAccounts ? await store.heldFor(user.id) : 0;
+      const result = { user: user.id, balance: user.balance, reserved };
       printResult(io, flags.bool("json"), result, [`${user.email}: balance ${user.balance}`]);
       return 0;
     }

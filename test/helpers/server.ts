@@ -41,7 +41,9 @@ export async function importedDataDir(from: string): Promise<string> {
   return copyToTemp(await template(`import:${from}`, (d) => importSources(from, d)));
 }
 
-export interface TestServer extends RunningServer {
+export interface TestServer extends Omit<RunningServer, "accounts"> {
+  /** Test servers run on the SQLite accounts store. */
+  accounts: AccountsStore;
   dataDir: string;
   /** Creates a user with `credits` and a key; returns both. */
   newKey(
@@ -93,13 +95,17 @@ export async function startTestServer(dataDir?: string, opts: TestServerOptions 
     ...withoutLimits(opts.config),
   };
   const server = await startServer(config, opts.log ?? createLogger("silent"));
+  const accounts = server.accounts;
+  if (!(accounts instanceof AccountsStore))
+    throw new Error("a test server runs on the SQLite accounts store");
   return {
     ...server,
+    accounts,
     dataDir: dir,
     newKey(credits, o = {}) {
-      const user = server.accounts.createUser(`user${++users}@example.test`, credits);
+      const user = accounts.createUser(`user${++users}@example.test`, credits);
       if (!user.ok) throw new Error(user.message);
-      const { key, info } = server.accounts.createKey(user.value.id, null, o.expiresAt ?? null);
+      const { key, info } = accounts.createKey(user.value.id, null, o.expiresAt ?? null);
       return { userId: user.value.id, key, keyId: info.id };
     },
     get(path, key, init = {}) {

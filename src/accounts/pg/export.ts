@@ -1,0 +1,100 @@
+/**
+ * `stockd accounts export --to postgres://...`: moves the SQLite accounts (users, keys as their
+ * hashes, the ledger) into a migrated PostgreSQL database, in one transaction, idempotently:
+ * rows keep their ids and a row already there is left as it is, so a second run adds nothing.
+ * Then the counts and every user's balance are compared on both sides and against the ledger.
+ * Remembered idempotent responses (a 24-hour cache) and the OAuth tables stay behind.
+ */
+import { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { checkSchema } from "./migrate.ts";
+
+/** Rows sent in one INSERT. */
+const CHUNK = 1_000;
+
+export interface ExportReport {
+  users: number;
+  keys: number;
+  ledger_rows: number;
+  /** Rows the target did not have before this run. */
+  added: { users: number; keys: number; ledger_rows: number };
+  /** Users whose balance differs between the two, or from their ledger in the target. */
+  mismatches: { user_id: string; sqlite: number; postgres: number; postgres_ledger: number }[];
+}
+
+type Row = Record<string, unknown>;
+
+/** Copies `sqlitePath`'s accounts into the database at `url` and verifies the copy. */
+export async function exportAccounts(sqlitePath: string, url: string): Promise<ExportReport> {
+  const source = new Database(sqlitePath, { readonly: true, strict: true });
+  const target = new SQL(url, { max: 2 });
+  try {
+    await checkSchema(target);
+    // One read transaction: a consistent state even while a server commits debits.
+    source.exec("BEGIN");
+    const users = source.query("SELECT id, email, balance, created_at FROM users ORDER BY id").all() as Row[];
+    const keys = source
+      .query(
+        `SELECT id, user_id, name, hash, prefix, created_at, expires_at, disabled_at, last_used_at
+         FROM api_keys ORDER BY id`,
+      )
+      .all() as Row[];
+    const ledger = source
+      .query("SELECT id, user_id, delta, reason, endpoint, request_id, created_at FROM ledger ORDER BY id")
+      .all() as Row[];
+    source.exec("COMMIT");
+    const added = await target.begin(async (tx) => {
+      const counts = {
+        users: await insertAll(tx, "users", users),
+        keys: await insertAll(tx, "api_keys", keys),
+        ledger_rows: await insertAll(tx, "ledger", ledger),
+      };
+      // Rows inserted with their ids: the next id the database makes comes after them.
+      await tx`SELECT setval(pg_get_serial_sequence('ledger', 'id'), greatest((SELECT max(id) FROM ledger), 1))`;
+      return counts;
+    });
+    return {
+      users: users.length,
+      keys: keys.length,
+      ledger_rows: ledger.length,
+      added,
+      mismatches: await compare(target, users),
+    };
+  } finally {
+    source.close();
+    await target.close();
+  }
+}
+
+/** Inserts rows that are not there yet (by primary key); returns how many were added. */
+async function insertAll(tx: SQL, table: "users" | "api_keys" | "ledger", rows: Row[]): Promise<number> {
+  let added = 0;
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const done = await tx`INSERT INTO ${tx(table)} ${tx(chunk)} ON CONFLICT DO NOTHING RETURNING 1`;
+    added += done.length;
+  }
+  return added;
+}
+
+/** Every exported user's balance in the target equals the source's and the target's ledger sum. */
+async function compare(target: SQL, users: Row[]): Promise<ExportReport["mismatches"]> {
+  const rows = (await target`
+    SELECT u.id, u.balance::float8 AS balance, coalesce(l.total, 0)::float8 AS ledger
+    FROM users u LEFT JOIN (SELECT user_id, sum(delta) AS total FROM ledger GROUP BY user_id) l
+      ON l.user_id = u.id`) as { id: string; balance: number; ledger: number }[];
+  const found = new Map(rows.map((r) => [r.id, r]));
+  const mismatches: ExportReport["mismatches"] = [];
+  for (const user of users) {
+    const there = found.get(user.id as string);
+    const balance = user.balance as number;
+    if (there && there.balance === balance && there.ledger === balance) continue;
+    mismatches.push({
+      user_id: user.id as string,
+      sqlite: balance,
+      postgres: there?.balance ?? 0,
+      postgres_ledger: there?.ledger ?? 0,
+    });
+  }
+  return mismatches;
+}

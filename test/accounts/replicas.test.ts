@@ -1,0 +1,194 @@
+/**
+ * Two `stockd serve` replicas on one PostgreSQL accounts database (docs/scale-out.md), as an
+ * operator sets them up: `stockd migrate --accounts`, `stockd accounts export --to` of a data
+ * dir's SQLite accounts, then STOCKD_ACCOUNTS_URL on each replica. Concurrent calls across
+ * both never overdraw and are billed exactly, reconciled per request id; a replica killed
+ * mid-run (SIGKILL) gives back what it held when it starts again; a key disabled with the CLI
+ * stops on both. Skipped with a notice without PostgreSQL's server binaries.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { PRICING } from "../../src/http/pricing.ts";
+import { cli, cliJson } from "../helpers/cli.ts";
+import { type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
+import { demoDataDir, openAccounts } from "../helpers/server.ts";
+import { ServerProcess, stockdEnv } from "../helpers/spawn.ts";
+
+const binaries = postgresBinaries();
+if (!binaries) console.warn("PostgreSQL server binaries not found: the multi-replica test is skipped");
+
+const PATH = "/stocks/DWGT/profile";
+const PRICE = PRICING.profile;
+
+describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
+  let cluster: PostgresCluster;
+  let url: string;
+  let dataDir: string;
+  let admin: SQL;
+  let key: string;
+  let userId: string;
+  const replicas: ServerProcess[] = [];
+  const env = () => stockdEnv({ STOCKD_ACCOUNTS_URL: url });
+  const start = async (id: string) => {
+    const replica = await ServerProcess.start({
+      dataDir,
+      env: stockdEnv({ STOCKD_ACCOUNTS_URL: url, STOCKD_REPLICA_ID: id }),
+    });
+    replicas.push(replica);
+    return replica;
+  };
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    url = await cluster.database("stockd");
+    admin = new SQL(url, { max: 2 });
+    dataDir = await demoDataDir();
+    // Today's accounts, in the data dir's SQLite file, to be moved.
+    const store = openAccounts(dataDir);
+    const user = store.createUser("team@example.test", 300);
+    if (!user.ok) throw new Error(user.message);
+    userId = user.value.id;
+    key = store.createKey(userId, "team", null).key;
+    store.close();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const r of replicas) r.proc.kill("SIGKILL");
+    await Promise.all(replicas.map((r) => r.exited));
+    await admin?.close();
+    await cluster?.stop();
+  });
+
+  test("migrate, then export the SQLite accounts: counts and balances verified, a second run adds nothing", async () => {
+    const refused = await cli(["accounts", "export", "--to", url], { dataDir, env: env() });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("stockd migrate --accounts");
+    const migrated = await cliJson<{ applied: number[] }>(["migrate", "--accounts", url], { env: env() });
+    expect(migrated.applied).toEqual([1]);
+    expect(
+      (await cliJson<{ applied: number[] }>(["migrate", "--accounts", url], { env: env() })).applied,
+    ).toEqual([]);
+    const first = await cliJson<{ added: Record<string, number>; mismatches: unknown[] }>(
+      ["accounts", "export", "--to", url],
+      { dataDir, env: env() },
+    );
+    expect(first.added).toEqual({ users: 1, keys: 1, ledger_rows: 1 });
+    expect(first.mismatches).toEqual([]);
+    const again = await cliJson<{ added: Record<string, number> }>(["accounts", "export", "--to", url], {
+      dataDir,
+      env: env(),
+    });
+    expect(again.added).toEqual({ users: 0, keys: 0, ledger_rows: 0 });
+    const stored = JSON.stringify(await admin`SELECT * FROM api_keys`);
+    expect(stored).not.toContain(key);
+  });
+
+  test("calls across both replicas at once: exactly the credits' worth answer 2xx, each billed once", async () => {
+    const [a, b] = [await start("r1"), await start("r2")];
+    const calls = 300 / PRICE + 120;
+    const statuses: number[] = [];
+    const billedIds: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < calls) {
+        const i = next++;
+        const server = i % 2 === 0 ? a : b;
+        const res = await fetch(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status === 200) billedIds.push(res.headers.get("x-request-id") as string);
+      }
+    };
+    await Promise.all(Array.from({ length: 24 }, worker));
+    expect(statuses.filter((s) => s === 200).length).toBe(300 / PRICE);
+    expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([]);
+    const ledger = (await admin`
+      SELECT request_id FROM ledger WHERE user_id = ${userId} AND reason = 'usage' ORDER BY request_id`) as {
+      request_id: string;
+    }[];
+    expect(ledger.map((r) => r.request_id)).toEqual([...billedIds].sort());
+    const [user] = (await admin`
+      SELECT balance::int AS balance, reserved::int AS reserved,
+             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger
+      FROM users WHERE id = ${userId}`) as { balance: number; reserved: number; ledger: number }[];
+    expect(user).toEqual({ balance: 0, reserved: 0, ledger: 0 });
+  }, 120_000);
+
+  test("a replica killed mid-run gives back what it held when it starts again; the survivor bills exactly", async () => {
+    await cli(["credits", "grant", "--user", userId, "--amount", "100000"], { env: env() });
+    const earlier = new Set(
+      ((await admin`SELECT request_id FROM ledger WHERE reason = 'usage'`) as { request_id: string }[]).map(
+        (r) => r.request_id,
+      ),
+    );
+    const [a, b] = replicas as [ServerProcess, ServerProcess];
+    const answers = new Map<string, number>();
+    let stop = false;
+    const worker = async (server: ServerProcess) => {
+      while (!stop) {
+        try {
+          const res = await fetch(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } });
+          await res.arrayBuffer();
+          answers.set(res.headers.get("x-request-id") as string, res.status);
+        } catch {
+          if (server === b) return;
+        }
+      }
+    };
+    const running = [
+      ...Array.from({ length: 8 }, () => worker(a)),
+      ...Array.from({ length: 8 }, () => worker(b)),
+    ];
+    await Bun.sleep(800);
+    b.proc.kill("SIGKILL");
+    await b.exited;
+    await Bun.sleep(300);
+    stop = true;
+    await Promise.all(running);
+    await start("r2");
+    const [held] = (await admin`SELECT reserved::int AS reserved FROM users WHERE id = ${userId}`) as {
+      reserved: number;
+    }[];
+    expect(held?.reserved).toBe(0);
+    // Every 2xx a client received is in the ledger once; a billed call without a client 2xx can
+    // only be one the killed replica had in flight (its answer lost with it).
+    const billed = (
+      (await admin`SELECT request_id FROM ledger WHERE user_id = ${userId} AND reason = 'usage'`) as {
+        request_id: string;
+      }[]
+    ).filter((r) => !earlier.has(r.request_id));
+    expect(billed.length).toBeGreaterThan(0);
+    const ids = new Set(billed.map((r) => r.request_id));
+    expect(ids.size).toBe(billed.length);
+    for (const [id, status] of answers) if (status === 200) expect(ids.has(id)).toBe(true);
+    for (const [id, status] of answers) if (status !== 200) expect(ids.has(id)).toBe(false);
+    const unanswered = billed.filter((r) => answers.get(r.request_id) !== 200).length;
+    expect(unanswered).toBeLessThanOrEqual(8);
+    const [sums] = (await admin`
+      SELECT (SELECT balance::int FROM users WHERE id = ${userId}) AS balance,
+             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger`) as {
+      balance: number;
+      ledger: number;
+    }[];
+    expect(sums?.balance).toBe(sums?.ledger);
+  }, 120_000);
+
+  test("a key disabled with the CLI stops on every replica within seconds", async () => {
+    const live = replicas.filter((r) => r.exitCode === null && r.signalCode === null);
+    expect(live.length).toBe(2);
+    const keys = await cliJson<{ keys: { id: string }[] }>(["keys", "list", "--user", userId], {
+      env: env(),
+    });
+    const started = Date.now();
+    await cliJson(["keys", "disable", keys.keys[0]?.id as string], { env: env() });
+    for (const replica of live) {
+      while (
+        (await fetch(`${replica.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } })).status !== 401
+      ) {
+        if (Date.now() - started > 5_000) throw new Error(`still accepted by ${replica.url}`);
+        await Bun.sleep(50);
+      }
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+});
