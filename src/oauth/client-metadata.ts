@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { IncomingMessage } from "node:http";
 import { request } from "node:https";
 import { BlockList, isIP } from "node:net";
 import { hasControlCharacters, MAX_REDIRECT_URI_LENGTH, redirectUriProblem } from "./redirect-uris.ts";
@@ -211,33 +212,7 @@ export function documentFetcher(options: FetcherOptions = {}): DocumentFetcher {
           lookup: lookup as never,
           ...(options.ca ? { ca: options.ca } : {}),
         },
-        (res) => {
-          if (res.statusCode !== 200) {
-            res.destroy();
-            return done({
-              ok: false,
-              problem: `fetching the document answered ${res.statusCode} (redirects are not followed)`,
-            });
-          }
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          res.on("data", (chunk: Buffer) => {
-            bytes += chunk.length;
-            if (bytes > MAX_DOCUMENT_BYTES) {
-              res.destroy();
-              return done({ ok: false, problem: `the document is larger than ${MAX_DOCUMENT_BYTES} bytes` });
-            }
-            chunks.push(chunk);
-          });
-          res.on("end", () =>
-            done({
-              ok: true,
-              body: Buffer.concat(chunks).toString("utf8"),
-              maxAgeMs: maxAgeOf(res.headers["cache-control"]),
-            }),
-          );
-          res.on("error", () => done({ ok: false, problem: "the document could not be read" }));
-        },
+        (res) => readDocument(res, done),
       );
       const timer = setTimeout(() => {
         req.destroy();
@@ -248,6 +223,37 @@ export function documentFetcher(options: FetcherOptions = {}): DocumentFetcher {
       );
       req.end();
     });
+}
+
+/** A response's document: 200 only, at most MAX_DOCUMENT_BYTES; `done` is told once. */
+function readDocument(res: IncomingMessage, done: (result: Fetched) => void): void {
+  if (res.statusCode !== 200) {
+    res.destroy();
+    done({
+      ok: false,
+      problem: `fetching the document answered ${res.statusCode} (redirects are not followed)`,
+    });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  res.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_DOCUMENT_BYTES) {
+      res.destroy();
+      done({ ok: false, problem: `the document is larger than ${MAX_DOCUMENT_BYTES} bytes` });
+      return;
+    }
+    chunks.push(chunk);
+  });
+  res.on("end", () =>
+    done({
+      ok: true,
+      body: Buffer.concat(chunks).toString("utf8"),
+      maxAgeMs: maxAgeOf(res.headers["cache-control"]),
+    }),
+  );
+  res.on("error", () => done({ ok: false, problem: "the document could not be read" }));
 }
 
 /** The fetcher of a serving stockd: public addresses only, the system's certificate authorities. */
