@@ -272,6 +272,67 @@ describe("each table's file holds what the endpoints serve", () => {
     expect(quotes[0]?.close).toBe(quote.close);
     expect(quotes[0]?.date).toBe(quote.date);
   });
+
+  test("the typed tables: a security's figures and monthly series are what its documents serve", async () => {
+    const has = (name: string) => list.some((e) => e.name === name);
+    if (!has("security_figures")) return;
+    const [figures] = await rowsOf(
+      await download("/exports/security_figures.parquet"),
+      "security_figures.parquet",
+      "SELECT * FROM f WHERE symbol = 'DWGT'",
+    );
+    const valuation = (
+      (await (await server.get("/securities/DWGT/valuation", key)).json()) as {
+        valuation: Record<string, unknown>;
+      }
+    ).valuation;
+    const metrics = (
+      (await (await server.get("/stocks/DWGT/fundamental-metrics", key)).json()) as {
+        metrics: Record<string, unknown>;
+      }
+    ).metrics;
+    const growth = (
+      (await (await server.get("/stocks/DWGT/growth", key)).json()) as { growth: Record<string, unknown> }
+    ).growth;
+    for (const field of ["market_cap", "pe_ratio", "ev_to_ebitda", "fcf_yield"])
+      expect(figures?.[field], field).toEqual(valuation[field]);
+    for (const field of ["roe", "gross_margin", "current_ratio"])
+      expect(figures?.[field], field).toEqual(metrics[field]);
+    for (const field of ["revenue_growth_1y", "eps_cagr_5y"])
+      expect(figures?.[field], field).toEqual(growth[field]);
+    if (has("valuation_history")) {
+      const rows = await rowsOf(
+        await download("/exports/valuation_history.parquet"),
+        "valuation_history.parquet",
+        "SELECT * FROM f WHERE symbol = 'DWGT' ORDER BY date",
+      );
+      const served = (
+        (await (await server.get("/securities/DWGT/valuation/history", key)).json()) as {
+          valuation_history: Record<string, unknown>[];
+        }
+      ).valuation_history;
+      const pick = (r: Record<string, unknown>) => [r.date, r.market_cap, r.pe_ratio];
+      expect(rows.map(pick)).toEqual(
+        [...served].sort((a, b) => String(a.date).localeCompare(String(b.date))).map(pick),
+      );
+    }
+    if (has("valuation_points")) {
+      const rows = await rowsOf(
+        await download("/exports/valuation_points.parquet"),
+        "valuation_points.parquet",
+        "SELECT * FROM f WHERE symbol = 'DWGT' ORDER BY date",
+      );
+      const served = (
+        (await (await server.get("/stocks/DWGT/valuation-history", key)).json()) as {
+          points: Record<string, unknown>[];
+        }
+      ).points;
+      const pick = (r: Record<string, unknown>) => [r.date, r.price, r.pe];
+      expect(rows.map(pick)).toEqual(
+        [...served].sort((a, b) => String(a.date).localeCompare(String(b.date))).map(pick),
+      );
+    }
+  });
 });
 
 describe("ranges", () => {
