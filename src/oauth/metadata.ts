@@ -22,11 +22,6 @@ export function resourceOf(issuer: string): string {
   return `${issuer}/mcp`;
 }
 
-/** RFC 9728 §3: where a client finds the metadata of `/mcp` (the path-suffixed form). */
-export function resourceMetadataUrl(issuer: string): string {
-  return `${issuer}/.well-known/oauth-protected-resource/mcp`;
-}
-
 /** RFC 9728 protected-resource metadata of `/mcp`. */
 export function protectedResourceMetadata(issuer: string) {
   return {

@@ -12,8 +12,6 @@ import { hashSecret, PREFIX } from "./secrets.ts";
 import { OAuthStore } from "./store.ts";
 import { revoke, token } from "./token.ts";
 
-export { resourceMetadataUrl } from "./metadata.ts";
-
 /** Registrations one address may make a minute (Claude registers on every connection). */
 export const REGISTRATIONS_PER_MINUTE = 10;
 /** Registered clients at most; past it, idle ones are forgotten, else registration waits. */
