@@ -64,6 +64,8 @@ export class UnknownTickerError extends Error {
 /** The watermark of the daily indexes: the last day fully read. */
 export const INDEX_WATERMARK = "edgar.daily_index";
 const ALL_LISTED = "universe.all_listed";
+/** The last final day when the first baseline began. */
+const BASELINE_FROM = "edgar.baseline_from";
 /** Ticker lists are fetched again once they are this old. */
 const LISTS_MAX_AGE_MS = 12 * 3_600_000;
 /** Companies fetched at once (the limiter still paces every request). */
@@ -103,11 +105,14 @@ export class EdgarStage {
     this.progress.start("ticker lists");
     await this.tickerLists(plan.now);
     this.resolveUniverse(plan);
+    // Cold start: the baseline holds everything filed before it began, so the indexes start
+    // from the day the first attempt began (a baseline that takes several runs misses nothing).
     const coldStart = this.state.watermark(INDEX_WATERMARK) === null;
+    const baselineFrom = this.state.watermark(BASELINE_FROM) ?? latestFinalDay(plan.now);
+    if (coldStart) this.state.setWatermark(BASELINE_FROM, baselineFrom);
     const baselineOk = await this.baseline(plan);
-    // Cold start: the baseline holds everything filed so far, so the indexes start from now.
-    if (coldStart && baselineOk) this.state.setWatermark(INDEX_WATERMARK, latestFinalDay(plan.now));
-    if (!coldStart || plan.since !== null) await this.dailyIndexes(plan);
+    if (coldStart && baselineOk) this.state.setWatermark(INDEX_WATERMARK, baselineFrom);
+    if (this.state.watermark(INDEX_WATERMARK) !== null) await this.dailyIndexes(plan);
     this.result.watermark = this.state.watermark(INDEX_WATERMARK);
     return this.result;
   }

@@ -311,6 +311,14 @@ describe("throttles, faults and bad bodies", () => {
     const throttled = requests.find((r) => r.status === 429) as { at: number };
     expect(requests.filter((r) => r.at > throttled.at + 100 && r.at < throttled.at + 950)).toEqual([]);
 
+    // An incomplete baseline sets no index watermark yet; the run that completes it does.
+    type Status = { watermarks: { name: string; value: string }[] };
+    const watermark = async (name: string) =>
+      (await cliJson<Status>(["sync", "status"], { dataDir })).watermarks.find((w) => w.name === name)?.value;
+    expect(await watermark("edgar.daily_index")).toBeUndefined();
+    const baselineFrom = await watermark("edgar.baseline_from");
+    expect(baselineFrom).toBe(latestFinalDay(new Date()));
+
     // The next run fetches the company that failed, and only it.
     const again = replay.requests.length;
     const next = await runSync(replay, dataDir, ["--form4-since", "2099-01-01"]);
@@ -321,6 +329,7 @@ describe("throttles, faults and bad bodies", () => {
         .sort(),
     ).toEqual([`/api/xbrl/companyfacts/CIK${DCLD}.json`, `/submissions/CIK${DCLD}.json`].sort());
     expect(existsSync(join(mirror, "companyfacts", `CIK${DCLD}.json`))).toBe(true);
+    expect(await watermark("edgar.daily_index")).toBe(baselineFrom);
   }, 60_000);
 });
 
