@@ -16,8 +16,9 @@ export class Limiter {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(perSecond: number) {
-    // A few ms of margin: starts that jitter apart never put perSecond + 1 requests in one second.
-    this.intervalMs = 1000 / perSecond + 3;
+    // 5% of margin: starts that jitter on their way (a busy machine) never put perSecond + 1
+    // requests into one second where they arrive.
+    this.intervalMs = 1050 / perSecond;
   }
 
   /** Resolves when the next request may start; requests start in the order they asked. */
