@@ -78,7 +78,8 @@ function byRefreshToken(ctx: OAuthContext, client: OAuthClient, form: Map<string
  * A redeemed code or refresh token if it may be used, else the refusal, checked in this order: unknown; used before
  * (a replay: the whole grant is revoked, since one of the two holders is not its owner);
  * another client's; expired; its grant revoked; the approving key disabled or expired (the
- * grant dies with it); a `resource` other than the grant's.
+ * grant dies with it); a grant made under another public URL; a `resource` other than this
+ * server's.
  */
 function redeemable(
   ctx: OAuthContext,
@@ -106,9 +107,12 @@ function redeemable(
     ctx.store.revokeGrant(found.grant.id, at);
     return oauthError("invalid_grant", "the API key that approved this grant is disabled or expired");
   }
+  // A grant made under another public URL is dead: its tokens would be refused at /mcp.
+  if (found.grant.resource !== ctx.resource)
+    return oauthError("invalid_grant", `the grant was made for ${found.grant.resource}; authorize again`);
   const resource = form.get("resource");
-  if (resource !== undefined && (!isOurResource(ctx, resource) || found.grant.resource !== ctx.resource))
-    return oauthError("invalid_target", `tokens of this grant are for ${found.grant.resource} only`);
+  if (resource !== undefined && !isOurResource(ctx, resource))
+    return oauthError("invalid_target", `tokens of this grant are for ${ctx.resource} only`);
   return found;
 }
 

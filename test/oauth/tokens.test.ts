@@ -266,8 +266,8 @@ describe("access tokens at the resource", () => {
     expect(auth.oauth.verifyAccessToken(tokens.access_token, new Date(issued + 3601_000))).toBeNull();
   });
 
-  test("a token issued for another resource (the server's URL changed) is refused", async () => {
-    const { tokens } = await fullFlow(auth.base, auth.newKey().key);
+  test("a token issued for another resource (the server's URL changed) is refused, and so is its refresh", async () => {
+    const { clientId, tokens } = await fullFlow(auth.base, auth.newKey().key);
     const elsewhere = createOAuthServer({
       db: auth.accounts.db,
       keys: { authenticate: () => null, knownKey: () => null },
@@ -277,6 +277,22 @@ describe("access tokens at the resource", () => {
     });
     expect(elsewhere.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
     expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+    // Its refresh token is refused there too: the client must authorize again.
+    const refreshed = await elsewhere.handle(
+      new Request("https://stocks.example.com/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: tokens.refresh_token,
+          client_id: clientId,
+        }),
+      }),
+      "127.0.0.1",
+    );
+    expect(((await refreshed.json()) as { error_description: string }).error_description).toMatch(
+      /grant was made for http:\/\/127\.0\.0\.1:\d+\/mcp; authorize again/,
+    );
   });
 
   test("refresh and code values, API keys and garbage are no access tokens", async () => {
