@@ -205,17 +205,19 @@ export class EdgarStage {
     }
   }
 
-  /** One company's submissions (and new paged files), companyfacts and, optionally, ownership documents. */
+  /**
+   * One company's submissions (and new paged files), companyfacts and, for a baseline (a
+   * `form4Since`), its ownership documents.
+   */
   private async company(cik: string, form4Since: string | null): Promise<void> {
+    // A baseline resumed after a crash takes what it already fetched from the mirror.
+    const baseline = form4Since !== null;
     try {
       const submissions = secFiles.submissions(cik);
-      const outcome = await this.fetchInto(
-        this.sec.data(submissions.path),
-        submissions.mirror,
-        "submissions",
-        MAX_JSON_BYTES,
-        [404],
-      );
+      const submissionsUrl = this.sec.data(submissions.path);
+      const outcome =
+        (baseline ? this.known(submissionsUrl, submissions.mirror) : null) ??
+        (await this.fetchInto(submissionsUrl, submissions.mirror, "submissions", MAX_JSON_BYTES, [404]));
       if (outcome !== "missing") {
         const json = JSON.parse(this.mirror.read(submissions.mirror)) as SubmissionsJson;
         for (const page of json.filings?.files ?? []) {
@@ -227,12 +229,21 @@ export class EdgarStage {
           for (const filing of ownershipFilings(cik, json, form4Since)) await this.ownership(filing);
       }
       const facts = secFiles.companyfacts(cik);
+      const factsUrl = this.sec.data(facts.path);
       // 404: the company files no XBRL, a normal outcome.
-      await this.fetchInto(this.sec.data(facts.path), facts.mirror, "companyfacts", MAX_JSON_BYTES, [404]);
+      if (!baseline || this.known(factsUrl, facts.mirror) === null)
+        await this.fetchInto(factsUrl, facts.mirror, "companyfacts", MAX_JSON_BYTES, [404]);
       this.result.companies++;
     } catch (error) {
       this.fail(`CIK ${cik}`, error);
     }
+  }
+
+  /** What an earlier fetch of `url` left: its file in the mirror, a 404, or null (nothing usable). */
+  private known(url: string, path: string): Outcome | null {
+    const last = this.state.fetched(url);
+    if (last?.status === 404) return "missing";
+    return last && this.mirror.has(path) ? "unchanged" : null;
   }
 
   /** Reads each daily index after the watermark (or `since`) up to the last final day. */
