@@ -104,9 +104,11 @@ export class Settlement {
     const headers = call.headers;
     headers["x-request-id"] = call.requestId;
     const status = statusOf(answer);
-    // An authenticated call that was not charged says so, with what the key's user has left.
+    // An authenticated call that was not charged says so (a door call: what its REST calls
+    // were charged), with what the key's user has left.
     if (call.key && headers["x-credits-charged"] === undefined) {
-      headers["x-credits-charged"] = "0";
+      const made = call.made.reduce((sum, reply) => sum + Number(reply.headers["x-credits-charged"] ?? 0), 0);
+      headers["x-credits-charged"] = String(made);
       headers["x-credits-remaining"] = String(this.deps.billing.available(call.key.user_id));
     }
     // HEAD and a 304 have no body (and a 304 no Content-Length of its own: RFC 9110 §15.4.5).

@@ -393,6 +393,8 @@ describe("the gate of /mcp", () => {
           params: { name: "get_company", arguments: { symbol: "DWGT" } },
         }),
       );
+      // The response says what the tool call was charged, as a REST response does.
+      expect(called.headers.get("x-credits-charged")).toBe("1");
       const result = (await message(called)).result as { structuredContent: { data: unknown } };
       expect(result.structuredContent.data).toEqual(
         await (await server.get("/stocks/DWGT/profile", key)).json(),
