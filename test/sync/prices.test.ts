@@ -93,7 +93,7 @@ describe("yahoo (keyless, opt-in)", () => {
 });
 
 describe.skipIf(!FIXTURES)("alpha vantage (official, the user's key)", () => {
-  const fixtures = FIXTURES as string;
+  const fixtures = FIXTURES ?? "";
   const recorded = join(fixtures, "variants", "alphavantage", "alphavantage_daily_adjusted_MSFT.json");
   const key = "test-key-never-logged-7f3a";
   let replay: ReplayServer;
