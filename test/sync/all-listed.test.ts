@@ -4,7 +4,7 @@
  * direct import of the same filings from folders.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliJson } from "../helpers/cli.ts";
 import { demoSourceDir } from "../helpers/demo-sources.ts";
@@ -18,19 +18,35 @@ const SUBMISSIONS = "/Archives/edgar/daily-index/bulkdata/submissions.zip";
 const COMPANYFACTS = "/Archives/edgar/daily-index/xbrl/companyfacts.zip";
 let replay: ReplayServer;
 
-/** A zip of every file of a demo folder, as the SEC builds its archives (one entry per CIK file). */
+/** The SEC's files for the first six demo companies: a small "every listed company". */
+const listed = tempDir("stockd-sync-listed-");
+
+/** A zip of every file of a folder of `listed`, as the SEC builds its archives (one entry per CIK file). */
 function archiveOf(folder: string): string {
   const path = join(tempDir("stockd-sync-zip-"), `${folder}.zip`);
   const zip = new ZipWriter(path);
-  for (const name of readdirSync(join(demo, "edgar", folder)).sort())
-    zip.add(name, readFileSync(join(demo, "edgar", folder, name)));
+  for (const name of readdirSync(join(listed, "edgar", folder)).sort())
+    zip.add(name, readFileSync(join(listed, "edgar", folder, name)));
   zip.close();
   return path;
 }
 
 beforeAll(() => {
+  const list = JSON.parse(readFileSync(join(demo, "edgar", "company_tickers_exchange.json"), "utf8")) as {
+    data: [number][];
+  };
+  list.data = list.data.slice(0, 6);
+  mkdirSync(join(listed, "edgar"), { recursive: true });
+  writeFileSync(join(listed, "edgar", "company_tickers_exchange.json"), JSON.stringify(list));
+  for (const folder of ["submissions", "companyfacts"]) {
+    mkdirSync(join(listed, "edgar", folder));
+    for (const [cik] of list.data) {
+      const name = `CIK${String(cik).padStart(10, "0")}.json`;
+      copyFileSync(join(demo, "edgar", folder, name), join(listed, "edgar", folder, name));
+    }
+  }
   replay = new ReplayServer({
-    root: demo,
+    root: listed,
     archives: { [SUBMISSIONS]: archiveOf("submissions"), [COMPANYFACTS]: archiveOf("companyfacts") },
   });
 });
@@ -41,7 +57,7 @@ test("the first --all-listed run downloads the two archives and imports them lik
   const { result, summary } = await runSync(replay, dataDir, ["--all-listed"]);
   expect(result.code, result.stderr).toBe(0);
   const rows = (
-    JSON.parse(readFileSync(join(demo, "edgar", "company_tickers_exchange.json"), "utf8")) as {
+    JSON.parse(readFileSync(join(listed, "edgar", "company_tickers_exchange.json"), "utf8")) as {
       data: [number][];
     }
   ).data;
@@ -59,7 +75,7 @@ test("the first --all-listed run downloads the two archives and imports them lik
   for (const name of ["company_tickers_exchange.json", "company_tickers.json"])
     copyFileSync(join(edgar, name), join(folders, "edgar", name));
   for (const folder of ["submissions", "companyfacts"])
-    cpSync(join(demo, "edgar", folder), join(folders, "edgar", folder), { recursive: true });
+    cpSync(join(listed, "edgar", folder), join(folders, "edgar", folder), { recursive: true });
   const direct = tempDir("stockd-sync-all-direct-");
   const imported = await cliJson<{ id: string }>(["import", "--from", folders], { dataDir: direct });
   expect(tableHashes(dataDir, summary?.snapshot as string)).toEqual(tableHashes(direct, imported.id));
