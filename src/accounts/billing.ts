@@ -26,6 +26,8 @@ interface PendingDebit extends Debit {
  */
 export class Billing implements Biller {
   readonly waits = false;
+  /** The file is local: if it fails, every call fails with it. */
+  readonly reachable = true;
   private readonly reserved = new Map<string, number>();
   private readonly keyCache = new Map<string, ApiKeyInfo>();
   /** Balances as last read or debited by this process; dropped when the accounts change elsewhere. */

@@ -87,6 +87,8 @@ export interface Accounts {
 export interface Biller {
   /** Whether `reserve` may answer with a Promise (the routes' bill step is then awaited). */
   readonly waits: boolean;
+  /** Whether the store answered its last check (a shared database may not; /health says so). */
+  readonly reachable: boolean;
   /**
    * The key's record if the presented key is valid now; null for every kind of bad key
    * (unknown, disabled, expired), so callers cannot tell them apart.

@@ -173,6 +173,74 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     expect(sums?.balance).toBe(sums?.ledger);
   }, 120_000);
 
+  test("PostgreSQL killed and restarted mid-run: calls answer 503 fast (never hang, never billed), /health says not ready, then both recover", async () => {
+    const live = replicas.filter((r) => r.exitCode === null && r.signalCode === null);
+    const answers = new Map<string, { status: number; ms: number }>();
+    const health: number[] = [];
+    let stop = false;
+    const worker = async (server: ServerProcess) => {
+      while (!stop) {
+        const started = performance.now();
+        const res = await fetch(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } });
+        await res.arrayBuffer();
+        answers.set(res.headers.get("x-request-id") as string, {
+          status: res.status,
+          ms: performance.now() - started,
+        });
+        if (res.status !== 200) await Bun.sleep(20);
+      }
+    };
+    const running = live.flatMap((r) => Array.from({ length: 4 }, () => worker(r)));
+    await Bun.sleep(500);
+    await cluster.restart();
+    // The replicas notice within a sweep period (1 s) and recover once the database answers.
+    const deadline = Date.now() + 15_000;
+    for (const replica of live) {
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline) {
+        status = (await fetch(`${replica.url}/health`)).status;
+        health.push(status);
+        if (status !== 200) await Bun.sleep(100);
+      }
+      expect(status).toBe(200);
+    }
+    await Bun.sleep(500);
+    stop = true;
+    await Promise.all(running);
+    const statuses = new Set([...answers.values()].map((a) => a.status));
+    expect([...statuses].filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(statuses.has(503)).toBe(true);
+    // The breaker stays open a second after its last failure: the replicas report not ready.
+    expect(health).toContain(503);
+    // Within the accounts timeout (2 s) plus the server's own work, never the 10 s call budget.
+    expect(Math.max(...[...answers.values()].map((a) => a.ms))).toBeLessThan(5_000);
+    const billed = new Set(
+      ((await admin`SELECT request_id FROM ledger WHERE reason = 'usage'`) as { request_id: string }[]).map(
+        (r) => r.request_id,
+      ),
+    );
+    for (const [id, a] of answers)
+      expect({ id, billed: billed.has(id) }).toEqual({ id, billed: a.status === 200 });
+    // Releases that failed during the outage are retried: nothing stays held.
+    const waitUntil = Date.now() + 10_000;
+    let reserved = -1;
+    while (reserved !== 0 && Date.now() < waitUntil) {
+      const rows = (await admin`SELECT reserved::int AS reserved FROM users WHERE id = ${userId}`) as {
+        reserved: number;
+      }[];
+      reserved = rows[0]?.reserved ?? -1;
+      if (reserved !== 0) await Bun.sleep(200);
+    }
+    expect(reserved).toBe(0);
+    const [sums] = (await admin`
+      SELECT (SELECT balance::int FROM users WHERE id = ${userId}) AS balance,
+             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger`) as {
+      balance: number;
+      ledger: number;
+    }[];
+    expect(sums?.balance).toBe(sums?.ledger);
+  }, 120_000);
+
   test("a key disabled with the CLI stops on every replica within seconds", async () => {
     const live = replicas.filter((r) => r.exitCode === null && r.signalCode === null);
     expect(live.length).toBe(2);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SQL } from "bun";
+import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { generateApiKey, hashApiKey, isValidNow, keyPrefix, newId } from "../keys.ts";
 import type { Accounts, Biller, CommitResult, EndpointUsage, Reservation, ReserveResult } from "../seam.ts";
@@ -77,6 +78,11 @@ const KEY_COLUMNS = "id, user_id, name, prefix, created_at, expires_at, disabled
  */
 export class PgAccounts implements Accounts, Biller {
   readonly waits = true;
+  /** Whether the last ping (each sweep period) answered and the breaker is closed. */
+  get reachable(): boolean {
+    return this.pinged && !this.guard.open;
+  }
+  private pinged = true;
   readonly replicaId: string;
   private readonly guard: Guard;
   private readonly ttl: number;
@@ -135,7 +141,17 @@ export class PgAccounts implements Accounts, Biller {
       void this.reload();
     });
     const sweep = setInterval(() => {
-      this.track(this.sweepExpired());
+      this.track(
+        this.sweepExpired().then(
+          () => {
+            this.pinged = true;
+          },
+          (error) => {
+            this.pinged = false;
+            throw error;
+          },
+        ),
+      );
     }, this.options.sweepMs ?? PG_DEFAULTS.sweepMs);
     const reload = setInterval(() => {
       void this.reload();
@@ -236,8 +252,8 @@ export class PgAccounts implements Accounts, Biller {
     const { id } = reservation;
     if (id === undefined) return;
     this.track(
-      this.q(
-        this.sql`
+      this.retried(
+        () => this.sql`
           WITH r AS (DELETE FROM reservations WHERE id = ${id} RETURNING user_id, cost)
           UPDATE users SET reserved = reserved - r.cost FROM r WHERE users.id = r.user_id
           RETURNING users.id, (users.balance - users.reserved)::float8 AS available`,
@@ -412,8 +428,8 @@ export class PgAccounts implements Accounts, Biller {
     this.track(
       landed
         .then(() =>
-          this.q(
-            this.sql`
+          this.retried(
+            () => this.sql`
               WITH d AS (
                 SELECT user_id, -delta AS cost FROM ledger
                 WHERE request_id = ${requestId} AND reason = 'usage' AND user_id = ${reservation.userId}
@@ -642,6 +658,21 @@ export class PgAccounts implements Accounts, Biller {
   /** One database call under the timeout and the breaker. */
   private q<T = Row[]>(query: PromiseLike<T> & { cancel?: () => unknown }, what: string): Promise<T> {
     return this.guard.run(query, what);
+  }
+
+  /**
+   * A write nobody waits for, made idempotent by its statement (a release, a refund): tried
+   * again each second while the database does not answer, for as long as a commit is.
+   */
+  private async retried(statement: () => SQL.Query<Row[]>, what: string): Promise<Row[]> {
+    for (let i = 0; ; i++) {
+      try {
+        return await this.q(statement(), what);
+      } catch (error) {
+        if (i >= RECOMMIT_TRIES || !(error instanceof ApiError)) throw error;
+        await Bun.sleep(RECOMMIT_EVERY_MS);
+      }
+    }
   }
 
   /** Keeps a write that nobody awaits: its failure is logged (the sweeper or a retry repairs it). */

@@ -26,26 +26,33 @@ const Account = t.Object({
   }),
 });
 
-const health = defineRoute({
-  path: "/health",
-  endpoint: "health",
-  public: true,
-  response: Health,
-  summary: "Health",
-  description: "Liveness and the active snapshot. No key needed; 503 while no snapshot is active.",
-  handler({ call }) {
-    const snapshot = call.snapshot;
-    if (!snapshot) throw new ApiError("unavailable", "no data snapshot is active");
-    const { id, data_as_of, created_at } = snapshot.manifest;
-    return {
-      status: "ok" as const,
-      snapshot_id: id,
-      data_as_of,
-      snapshot_created_at: created_at,
-      time: new Date().toISOString(),
-    };
-  },
-});
+/**
+ * /health answers 503 while the replica cannot serve: no snapshot, or (shared accounts) the
+ * accounts database unreachable, so that a load balancer takes it out of rotation.
+ */
+const health = (billing: Biller) =>
+  defineRoute({
+    path: "/health",
+    endpoint: "health",
+    public: true,
+    response: Health,
+    summary: "Health",
+    description:
+      "Readiness and the active snapshot. No key needed; 503 while no snapshot is active or the accounts database does not answer.",
+    handler({ call }) {
+      const snapshot = call.snapshot;
+      if (!snapshot) throw new ApiError("unavailable", "no data snapshot is active");
+      if (!billing.reachable) throw new ApiError("unavailable", "the accounts database does not answer");
+      const { id, data_as_of, created_at } = snapshot.manifest;
+      return {
+        status: "ok" as const,
+        snapshot_id: id,
+        data_as_of,
+        snapshot_created_at: created_at,
+        time: new Date().toISOString(),
+      };
+    },
+  });
 
 function account(billing: Biller, accounts: Accounts) {
   return defineRoute({
@@ -83,5 +90,5 @@ function account(billing: Biller, accounts: Accounts) {
 
 /** /health (no key, free) and /account (key, free). */
 export function systemRoutes(billing: Biller, accounts: Accounts): Route[] {
-  return [health, account(billing, accounts)];
+  return [health(billing), account(billing, accounts)];
 }
