@@ -69,7 +69,12 @@ function isRefusal(error: unknown): boolean {
 }
 
 function unavailable(what: string, cause: string): ApiError {
-  const error = new ApiError("unavailable", "the accounts database did not answer; the call was not charged");
+  const error = new ApiError(
+    "unavailable",
+    "the accounts database did not answer; the call was not charged",
+    undefined,
+    { "retry-after": "1" },
+  );
   error.cause = `${what}: ${cause}`;
   return error;
 }
