@@ -20,14 +20,15 @@ Generates the fictional demo universe, imports it as a new snapshot and activate
 Imports a source directory (SEC, price, dividend, calendar, estimate and FIGI files; see the
 README) into a new snapshot and activates it. Bad input fails with the file and line named.`,
   sync: `usage: stockd sync --user-agent "NAME EMAIL" [--tickers A,B,...] [--all-listed] [--since YYYY-MM-DD]
-                   [--form4-since YYYY-MM-DD] [--lenient] [--json]
+                   [--form4-since YYYY-MM-DD] [--lenient] [--no-import] [--json]
        stockd sync status [--json]
 
 Fetches what the universe needs from SEC EDGAR (and prices, when a provider is configured)
 into DATA_DIR/sources/, imports it as a new snapshot and activates it (a running server
 follows). The first run fetches each company; later runs read the daily EDGAR indexes since
 the last one and fetch only what changed. The universe grows with --tickers (resolved through
-the SEC's ticker lists) or --all-listed. A failed or interrupted run changes nothing served;
+the SEC's ticker lists) or --all-listed; --no-import fills the mirror only (the next run
+imports it). A failed or interrupted run changes nothing served;
 the next one resumes. One sync at a time per data dir. See docs/sync.md.
 Exit 0 done, 1 stopped (nothing activated), 2 usage, 3 imported with items to retry.`,
   mcp: `usage: STOCKD_API_KEY=sk_... stockd mcp

@@ -21,7 +21,15 @@ const STALE_PRICE_DAYS = 5;
 export async function syncCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   if (args.positional[1] === "status") return statusCommand(args, config, io);
   if (args.positional.length > 1) throw new UsageError(`unknown sync subcommand "${args.positional[1]}"`);
-  const flags = new Flags(args, ["user-agent", "tickers", "all-listed", "since", "form4-since", "lenient"]);
+  const flags = new Flags(args, [
+    "user-agent",
+    "tickers",
+    "all-listed",
+    "since",
+    "form4-since",
+    "lenient",
+    "no-import",
+  ]);
   const userAgent = config.sync.secUserAgent;
   if (userAgent === null)
     throw new UsageError(
@@ -57,6 +65,7 @@ export async function syncCommand(args: ParsedArgs, config: Config, io: Io): Pro
           day(flags.string("form4-since"), "--form4-since") ??
           addDays(now.toISOString().slice(0, 10), -FORM4_DAYS),
         lenient: flags.bool("lenient"),
+        noImport: flags.bool("no-import"),
         now,
       },
       log,

@@ -30,6 +30,8 @@ export interface SyncOptions extends EdgarPlan {
   userAgent: string;
   /** Passed to the import: skip bad records instead of failing. */
   lenient: boolean;
+  /** Fills the mirror only; the next run (or `import --from DATA_DIR/sources`) imports it. */
+  noImport: boolean;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function runSync(
       log.error("sync stopped", { run: runId, reason: error.message });
       return summary;
     }
-    if (state.watermark(PENDING_IMPORT) === "1") {
+    if (state.watermark(PENDING_IMPORT) === "1" && !opts.noImport) {
       progress.start("importing");
       const manifest = await importSources(mirror.root, config.dataDir, {
         lenient: opts.lenient,

@@ -50,6 +50,7 @@ export function scheduleSync(
           since: null,
           form4Since: addDays(now.toISOString().slice(0, 10), -365),
           lenient: false,
+          noImport: false,
           now,
         },
         log,

@@ -333,6 +333,28 @@ describe("throttles, faults and bad bodies", () => {
   }, 60_000);
 });
 
+test("--no-import fills the mirror only; status calls it stale, and the next run imports it without a request", async () => {
+  const dataDir = tempDir("stockd-sync-noimport-");
+  const filled = await runSync(replay, dataDir, [
+    "--tickers",
+    "DWGT",
+    "--form4-since",
+    "2099-01-01",
+    "--no-import",
+  ]);
+  expect(filled.result.code, filled.result.stderr).toBe(0);
+  expect(filled.summary?.snapshot).toBeNull();
+  expect(current(dataDir)).toBeNull();
+  const status = await cliJson<{ stale: string[] }>(["sync", "status"], { dataDir });
+  expect(status.stale).toContain("mirror: changed since its last import");
+  const from = replay.requests.length;
+  const imported = await runSync(replay, dataDir, []);
+  expect(imported.result.code, imported.result.stderr).toBe(0);
+  expect(replay.requests.length).toBe(from);
+  expect(current(dataDir)).toBe(imported.summary?.snapshot ?? null);
+  expect(imported.summary?.snapshot).not.toBeNull();
+}, 30_000);
+
 describe("settings and the lock", () => {
   test("no User-Agent: a clear error, exit 2, no request", async () => {
     const from = replay.requests.length;
