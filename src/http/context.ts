@@ -66,7 +66,10 @@ export class Call {
   heavySlot = false;
   /** Takes the call out of the line for a heavy-call slot (set while it waits). */
   withdraw: (() => void) | null = null;
-  /** Set when the call's answer no longer counts: its time budget ran out. */
+  /**
+   * Set when the call's answer no longer counts: its time budget ran out, or (a door call) its
+   * handler failed, so that a REST call it made still ends uncharged.
+   */
   abandoned = false;
   /** The routed work when it answers later: the call's resources are given back once it ends. */
   work: Promise<unknown> | null = null;
@@ -85,6 +88,8 @@ export class Call {
   parent: Call | null = null;
   /** The replies of the REST calls this (door) call made, told of its delivery with it. */
   made: Reply[] = [];
+  /** How many REST calls this (door) call has begun: its own rate token covers the first only. */
+  restCalls = 0;
   /** The name its debit carries in the ledger when it is not the endpoint's (a door's tool). */
   ledgerName: string | null = null;
 

@@ -20,7 +20,11 @@ export interface Door {
   readonly maxBodyBytes: number;
   /** How its callers are identified; absent, the door is public (no key, no per-key limits). */
   readonly gate?: Gate;
-  /** Answers one call (its request carries the body read); never throws for a bad request. */
+  /**
+   * Answers one call (its request carries the body read); never throws for a bad request. The
+   * answer's body is read whole while the call holds its in-flight places; a throw is a 500 that
+   * refunds the REST calls it made.
+   */
   handle(input: DoorInput): Response | Promise<Response>;
 }
 
@@ -38,7 +42,9 @@ export interface DoorInput {
   /**
    * Serves a REST GET (`/v1/...?...`) in the name of the door call's key, as the REST API
    * would answer it: the same route, price, reservation and commit, the ledger row named
-   * `ledgerName`. The debit is refunded if the door's own response is not delivered.
+   * `ledgerName`. The debit is refunded if the door's own response is not delivered. The door
+   * call's own rate token covers its first REST call; each further one takes a token of the
+   * key's rate, and without one is answered 429 (not served, not charged).
    */
   rest(target: string, ledgerName: string): Promise<RestAnswer>;
 }

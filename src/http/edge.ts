@@ -144,7 +144,8 @@ export class Edge {
 
   /**
    * A door's call: its gate (authenticate and limit, as for the REST API) when it has one, then
-   * its handler; the call's places are given back when the handler ends.
+   * its handler; the call's places are given back once its answer's body is whole (its REST
+   * calls may run while that body is made, e.g. an SSE stream written as tools answer).
    */
   private passDoor(call: Call, door: Door): Reply | Promise<Reply> {
     if (door.gate) {
@@ -155,11 +156,26 @@ export class Edge {
   }
 
   private async serveDoor(call: Call, door: Door): Promise<Reply> {
+    let answer: Response;
     try {
-      return this.after.finish(call, await door.handle(this.doorInput(call)));
+      answer = await wholeBody(await door.handle(this.doorInput(call)));
+    } catch (error) {
+      answer = this.doorFailed(call, error);
     } finally {
       this.release(call);
     }
+    return this.after.finish(call, answer);
+  }
+
+  /**
+   * The 500 of a door whose handler threw: the REST calls it made are refunded (its reply does
+   * not carry them), and one still running ends uncharged (`rest`).
+   */
+  private doorFailed(call: Call, error: unknown): Response {
+    this.deps.log.error("a door's handler failed", { request_id: call.requestId, error: String(error) });
+    call.abandoned = true;
+    for (const made of call.made.splice(0)) this.after.delivered(made, false);
+    return problemResponse(INTERNAL, call.requestId);
   }
 
   /** What a door's handler (or an in-process caller with a key) is given for a call. */
@@ -191,8 +207,9 @@ export class Edge {
 
   /**
    * A REST GET made by a door call in its key's name: served as the API serves it (snapshot,
-   * route, bill, settle), without taking places of its own (the door call holds them); its
-   * reply is told of delivery with the door call's (Settlement.delivered).
+   * route, bill, settle), without in-flight places of its own (the door call holds them until
+   * its answer is whole) but with a token of the key's rate (`subCallRefusal`); its reply is
+   * told of delivery with the door call's (Settlement.delivered).
    */
   private async rest(parent: Call, target: string, ledgerName: string): Promise<RestAnswer> {
     const url = new URL(target, parent.url.origin);
@@ -202,26 +219,42 @@ export class Edge {
     call.key = parent.key;
     call.parent = parent;
     call.ledgerName = ledgerName;
-    const badCount = countError(url);
+    const refused = this.subCallRefusal(parent, url);
     let reply: Reply;
     try {
-      reply = badCount
-        ? this.after.finish(call, problemResponse(badCount, call.requestId))
+      reply = refused
+        ? this.after.finish(call, problemResponse(refused, call.requestId))
         : await this.serve(call);
     } catch (error) {
       reply = this.internal(error, call.requestId);
     }
-    parent.made.push(reply);
-    const body = reply.body;
-    const bytes =
-      body === null
-        ? new Uint8Array()
-        : typeof body === "string"
-          ? Buffer.from(body)
-          : body instanceof Response
-            ? await body.bytes()
-            : Buffer.concat(body);
-    return { status: reply.status, headers: reply.headers, body: bytes };
+    let body: Uint8Array;
+    try {
+      body = await replyBytes(reply.body);
+    } catch (error) {
+      // Its answer never reaches the door: not delivered, so not charged.
+      this.after.delivered(reply, false);
+      const failed = this.internal(error, call.requestId);
+      return { status: failed.status, headers: failed.headers, body: Buffer.from(failed.body) };
+    }
+    // A door call that failed while this call ran answers without it: not delivered either.
+    if (parent.abandoned) this.after.delivered(reply, false);
+    else parent.made.push(reply);
+    return { status: reply.status, headers: reply.headers, body };
+  }
+
+  /**
+   * What refuses a door's REST call before it is served: the key's rate (the door call's own
+   * token covers its first REST call; each further one takes a token, so one request carrying
+   * many tool calls is limited as that many REST calls), then a count not written in digits.
+   */
+  private subCallRefusal(parent: Call, url: URL): ApiError | null {
+    parent.restCalls++;
+    if (parent.key && parent.restCalls > 1) {
+      const rate = this.rate.take(parent.key.id);
+      if (!rate.ok) return rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0));
+    }
+    return countError(url);
   }
 
   /**
@@ -424,12 +457,29 @@ export class Edge {
   }
 
   /** The 500 for anything unexpected: it says nothing of its cause (the log has it). */
-  private internal(error: unknown, requestId: string): Reply {
+  private internal(error: unknown, requestId: string): ReturnType<typeof problem> {
     this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
-    const internal = new ApiError(
-      "internal",
-      "an internal error occurred; quote the request id when reporting it",
-    );
-    return problem(internal, requestId);
+    return problem(INTERNAL, requestId);
   }
+}
+
+/** The answer to anything unexpected: it says nothing of its cause (the log has it). */
+const INTERNAL = new ApiError(
+  "internal",
+  "an internal error occurred; quote the request id when reporting it",
+);
+
+/** A door's answer with its body read whole (the transport reads it whole anyway). */
+async function wholeBody(answer: Response): Promise<Response> {
+  if (answer.body === null) return answer;
+  const { status, statusText, headers } = answer;
+  return new Response(await answer.bytes(), { status, statusText, headers });
+}
+
+/** A reply's body read whole, as a door reads a REST answer. */
+async function replyBytes(body: Reply["body"]): Promise<Uint8Array> {
+  if (body === null) return new Uint8Array();
+  if (typeof body === "string") return Buffer.from(body);
+  if (body instanceof Response) return body.bytes();
+  return Buffer.concat(body);
 }

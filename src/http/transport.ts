@@ -25,6 +25,12 @@ const MAX_BODY_BYTES = 16 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 /** A client has this long to send its whole request head (slow-header clients are cut off). */
 const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * A client has this long to send a door's whole request body once its head is in: the body is
+ * read before the call is authenticated, so a slow one must not hold its connection (and its
+ * memory) for long.
+ */
+const BODY_TIMEOUT_MS = 10_000;
 /** An idle keep-alive connection is closed after this long. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** A response the client takes nothing of for this long is dropped with its connection. */
@@ -145,6 +151,7 @@ async function answer(exchange: Exchange, req: IncomingMessage, res: ServerRespo
     return void writeRefusal(res, new ApiError("malformed_request", "the request target must be a path"));
   const body = limit === null ? null : await readBody(req, limit);
   if (body === TOO_LARGE) return void writeRefusal(res, tooLarge(limit as number));
+  if (body === TOO_SLOW) return void writeRefusal(res, tooSlow(), () => req.destroy());
   let request: Request;
   try {
     request = new Request(url, {
@@ -193,32 +200,46 @@ function bodyRefusal(req: IncomingMessage): ApiError | null {
 const tooLarge = (limit: number) =>
   new ApiError("payload_too_large", `request bodies are limited to ${limit} bytes`);
 
+const tooSlow = () =>
+  new ApiError("request_timeout", `a request body must arrive within ${BODY_TIMEOUT_MS / 1000} s`);
+
 /** What `readBody` gives for a body past its limit. */
 const TOO_LARGE = Symbol("too large");
+/** What `readBody` gives for a body not whole within BODY_TIMEOUT_MS. */
+const TOO_SLOW = Symbol("too slow");
 
 /**
  * A door's request body, read whole up to `limit` bytes (chunked or of a stated length); past
- * it, by its stated length or as it arrives, TOO_LARGE (nothing more is read: the refusal
- * closes the connection).
+ * it, by its stated length or as it arrives, TOO_LARGE; not whole within BODY_TIMEOUT_MS,
+ * TOO_SLOW (in both cases nothing more is read: the refusal closes the connection).
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | typeof TOO_LARGE> {
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Uint8Array | typeof TOO_LARGE | typeof TOO_SLOW> {
   if (Number(req.headers["content-length"] ?? 0) > limit) return Promise.resolve(TOO_LARGE);
-  return new Promise((resolve, reject) => {
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  const read = new Promise<Uint8Array | typeof TOO_LARGE | typeof TOO_SLOW>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (outcome: typeof TOO_LARGE | typeof TOO_SLOW) => {
+      req.off("data", onData);
+      req.pause();
+      resolve(outcome);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData);
-      req.pause();
-      resolve(TOO_LARGE);
+      stop(TOO_LARGE);
     };
+    deadline = setTimeout(() => stop(TOO_SLOW), BODY_TIMEOUT_MS);
     req.on("data", onData);
     req.once("end", () => resolve(Buffer.concat(chunks, size)));
     req.once("error", reject);
     // A client gone before the end of its body: nothing to answer (a no-op once resolved).
     req.once("close", () => reject(new Error("the request body was cut off")));
   });
+  return read.finally(() => clearTimeout(deadline));
 }
 
 /**
@@ -292,12 +313,15 @@ function before(res: ServerResponse, event: "drain" | "finish"): Promise<boolean
   });
 }
 
-/** A refusal before the edge (nothing read, nothing billed); the connection closes after it. */
-function writeRefusal(res: ServerResponse, error: ApiError): void {
+/**
+ * A refusal before the edge (nothing read, nothing billed); the connection closes after it.
+ * `then` runs once it is written.
+ */
+function writeRefusal(res: ServerResponse, error: ApiError, then?: () => void): void {
   const { status, headers, body } = refusal(error);
   res.shouldKeepAlive = false;
   res.writeHead(status, headers);
-  res.end(body);
+  res.end(body, then);
 }
 
 /**
