@@ -1,14 +1,14 @@
 /**
- * A cursor names the snapshot its first page was read from: after a newer import its pages
+ * A cursor names the snapshot its first page was read from: after a newer one is activated, its pages
  * still come from that snapshot, and say it is no longer the active one; a snapshot no longer
  * on disk is a free tool error that says so.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { writeDemoSources } from "../../src/demo/index.ts";
-import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { argsDigest, type Columnar, encodeCursor, fromColumnar } from "../../src/mcp/output.ts";
-import { tempDir } from "../helpers/env.ts";
+import { activateSnapshot, newSnapshotId, snapshotDir } from "../../src/snapshot/store.ts";
 import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -18,13 +18,22 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => server.stop());
 
+/** A second snapshot, the same files under a newer id (cheaper than a second import). */
+function copySnapshot(dataDir: string, id: string): string {
+  const next = newSnapshotId(new Date(Date.now() + 1000));
+  cpSync(snapshotDir(dataDir, id), snapshotDir(dataDir, next), { recursive: true });
+  const manifest = join(snapshotDir(dataDir, next), "manifest.json");
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), id: next }));
+  return next;
+}
+
 interface Payload {
   data: Columnar;
   meta: { snapshot_id: string; snapshot_active: boolean; next_cursor: string | null; hint?: string };
   error?: { message: string };
 }
 
-test("pages after a newer import come from the cursor's snapshot, marked no longer active", async () => {
+test("pages after a newer snapshot is activated come from the cursor's snapshot, marked no longer active", async () => {
   const { key, userId } = server.newKey(100);
   const client = new Client({ name: "cursor-test", version: "1" });
   await client.connect(
@@ -44,9 +53,8 @@ test("pages after a newer import come from the cursor's snapshot, marked no long
     expect(first.payload.meta.next_cursor).toBeTruthy();
     const pinned = `/stocks/DWGT/price?start_date=1990-01-01&end_date=2026-01-01&snapshot=${snapshot}`;
 
-    const src = tempDir();
-    writeDemoSources(src, new Date("2025-01-15T12:00:00Z"));
-    const next = (await importSources(src, server.dataDir)).id;
+    const next = copySnapshot(server.dataDir, snapshot);
+    activateSnapshot(server.dataDir, next);
     for (let i = 0; i < 100 && server.snapshots.current()?.id !== next; i++) await Bun.sleep(50);
     expect(server.snapshots.current()?.id).toBe(next);
 
