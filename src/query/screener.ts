@@ -26,12 +26,15 @@ export interface Screen {
   perPage: number;
 }
 
-/** The rows of one page, with the number of rows that match. */
+/**
+ * The rows of one page, with the number of rows that match; null when the snapshot has no
+ * `security_figures` (imported before the typed tables existed).
+ */
 export async function screen(
   snapshot: LoadedSnapshot,
   query: Screen,
-): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-  if (!snapshot.has("security_figures")) return { rows: [], total: 0 };
+): Promise<{ rows: Record<string, unknown>[]; total: number } | null> {
+  if (!snapshot.has("security_figures")) return null;
   const params: SqlParams = {};
   const where = query.where ? `WHERE ${condition(query.where, params)}` : "";
   const order = [...query.sort.map(orderTerm), `"symbol" ASC`, `"security_id" ASC`].join(", ");

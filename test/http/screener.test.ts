@@ -6,6 +6,7 @@
  * parameter, free; the price, CSV, ETag and snapshot pinning.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { PRICING } from "../../src/http/pricing.ts";
@@ -325,4 +326,20 @@ describe("as every billed route", () => {
     const empty = await screener({ where: "market_cap < 0", fields: "symbol,roe", format: "csv" });
     expect(await empty.text()).toBe("symbol,roe\r\n");
   });
+});
+
+test("a snapshot imported before the typed tables existed: 404, free", async () => {
+  const dataDir = await demoDataDir();
+  const manifestFile = join(dataDir, "snapshots", snapshotId, "manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { tables: Record<string, unknown> };
+  delete manifest.tables.security_figures;
+  writeFileSync(manifestFile, JSON.stringify(manifest));
+  const old = await startTestServer(dataDir);
+  try {
+    const res = await old.get("/screener?where=roe%3E0", old.newKey(10).key);
+    const problem = await expectProblem(res, 404, { code: "not_found" });
+    expect(problem.detail).toContain("import again");
+  } finally {
+    await old.stop();
+  }
 });

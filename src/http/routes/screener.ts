@@ -1,11 +1,14 @@
 import { type TSchema, t } from "elysia";
-import { invalidParameter } from "../../errors.ts";
+import { ApiError, invalidParameter } from "../../errors.ts";
 import { SCREENER_COLUMNS, type SortKey, screen } from "../../query/screener.ts";
 import { type Expression, ExpressionError, parseExpression } from "../../query/screener-expression.ts";
 import type { ColumnType } from "../../snapshot/tables.ts";
 import { Nullable, Pagination, pagination } from "../models/common.ts";
 import { Params, queryParams } from "../params.ts";
 import { defineRoute } from "../route.ts";
+
+const NO_FIGURES =
+  "this snapshot has no security_figures table (it was imported before the typed tables existed): import again to screen it";
 
 /** Most sort keys in one call. */
 const MAX_SORT_KEYS = 3;
@@ -68,14 +71,9 @@ const screener = defineRoute({
     const where = query.where === undefined ? null : whereOf(query.where);
     const sort = query.sort === undefined ? [] : sortOf(query.sort);
     const fields = fieldsOf(query.fields, where, sort);
-    const { rows, total } = await screen(snapshot, {
-      where,
-      sort,
-      fields,
-      page: query.page,
-      perPage: query.per_page,
-    });
-    return { fields, data: rows, pagination: pagination(query.page, query.per_page, total) };
+    const page = await screen(snapshot, { where, sort, fields, page: query.page, perPage: query.per_page });
+    if (!page) throw new ApiError("not_found", NO_FIGURES);
+    return { fields, data: page.rows, pagination: pagination(query.page, query.per_page, page.total) };
   },
 });
 
