@@ -18,6 +18,8 @@ export interface UniverseSpec {
   /** Years of daily prices, ending at `lastDay`; 4 × years quarters of filings. */
   years: number;
   lastDay: string;
+  /** False: the EDGAR files only, no `prices/` (the bulk-archive bench). */
+  prices?: boolean;
 }
 
 export interface Universe {
@@ -124,7 +126,7 @@ function writeUniverse(dir: string, spec: UniverseSpec, log: (line: string) => v
   writeTickers(dir, companies);
   mkdirSync(join(dir, "edgar", "companyfacts"), { recursive: true });
   for (const [i, company] of companies.entries()) {
-    writePrices(dir, company, days);
+    if (spec.prices !== false) writePrices(dir, company, days);
     // Two extra years before the first filing: its comparative periods.
     const model = companyModel(company, lastYear - spec.years - 2, lastYear);
     const filings = filingsOf(company, model, spec.years * 4, spec.lastDay);
