@@ -39,9 +39,10 @@ export async function screen(
   const where = query.where ? `WHERE ${condition(query.where, params)}` : "";
   const order = [...query.sort.map(orderTerm), `"symbol" ASC`, `"security_id" ASC`].join(", ");
   const select = `SELECT ${query.fields.map(quoted).join(", ")} FROM security_figures ${where}
-    ORDER BY ${order} LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}`;
+    ORDER BY ${order} LIMIT $limit OFFSET $offset`;
+  const page = { limit: query.perPage, offset: (query.page - 1) * query.perPage };
   const [rows, count] = await Promise.all([
-    snapshot.all(select, params),
+    snapshot.all(select, { ...params, ...page }),
     snapshot.all<{ n: number }>(`SELECT count(*) AS n FROM security_figures ${where}`, params),
   ]);
   return { rows, total: count[0]?.n ?? 0 };
