@@ -63,5 +63,5 @@ test.skipIf(!FIXTURES)(
       tableHashes(directData, imported.id),
     );
   },
-  60_000,
+  120_000,
 );
