@@ -335,8 +335,14 @@ function parseApiKey(raw: Raw): string | null {
 /** A PostgreSQL URL; its password is never repeated in an error. */
 function parseAccountsUrl(raw: Raw): string | null {
   if (raw.value === null || raw.value === "") return null;
-  if (typeof raw.value !== "string" || !/^postgres(ql)?:\/\/[^\s]+$/.test(raw.value) || !URL.canParse(raw.value))
-    throw new ConfigError(`${raw.where}: expected a postgres://user@host:port/database URL; the value is not shown`);
+  if (
+    typeof raw.value !== "string" ||
+    !/^postgres(ql)?:\/\/[^\s]+$/.test(raw.value) ||
+    !URL.canParse(raw.value)
+  )
+    throw new ConfigError(
+      `${raw.where}: expected a postgres://user@host:port/database URL; the value is not shown`,
+    );
   return raw.value;
 }
 
