@@ -1,6 +1,7 @@
 /**
- * Ticker identity. Share-class separators `.`, `-` and `/` are equivalent (BRK.B = BRK-B =
- * brk/b), and case does not matter: every lookup goes through `tickerKey`.
+ * Ticker identity, and EDGAR's identifiers (CIK, accession number). Share-class separators
+ * `.`, `-` and `/` are equivalent (BRK.B = BRK-B = brk/b), and case does not matter: every
+ * lookup goes through `tickerKey`.
  */
 
 /** Longest ticker a request may name; longer input is a 400, not a lookup. */
@@ -38,4 +39,9 @@ export function normalizeCik(value: unknown): string | null {
   const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
   if (!/^\d{1,10}$/.test(text)) return null;
   return text.padStart(10, "0");
+}
+
+/** An EDGAR accession number as EDGAR writes it: `0000320193-24-000123`. */
+export function isAccessionNumber(text: string): boolean {
+  return /^\d{10}-\d{2}-\d{6}$/.test(text);
 }

@@ -11,7 +11,7 @@
  *    day's files are all in the mirror; a day that failed is read again next run.
  */
 import { addDays } from "../domain/dates.ts";
-import { tickerKey } from "../domain/tickers.ts";
+import { isAccessionNumber, tickerKey } from "../domain/tickers.ts";
 import { parseOwnershipDocument, parseSubmissionText } from "../ingest/sources/form4.ts";
 import { parseTickersExchange } from "../ingest/sources/tickers.ts";
 import type { Logger } from "../log.ts";
@@ -426,7 +426,8 @@ function ownershipFilings(cik: string, json: SubmissionsJson, since: string): Fi
   for (const [i, form] of (recent?.form ?? []).entries()) {
     const accession = recent?.accessionNumber?.[i];
     const filed = recent?.filingDate?.[i] ?? "";
-    if (!accession || !isOwnershipForm(form) || filed < since) continue;
+    // The number goes into an SEC URL and the mirror's paths: only EDGAR's own form passes.
+    if (!accession || !isAccessionNumber(accession) || !isOwnershipForm(form) || filed < since) continue;
     // `xslF345X05/doc.xml` is the HTML rendering of `doc.xml`, which holds the XML itself.
     const document = (recent?.primaryDocument?.[i] ?? "").replace(/^xsl[^/]*\//, "");
     out.push({ cik, accession, form, document: /^[A-Za-z0-9_.-]+\.xml$/.test(document) ? document : null });

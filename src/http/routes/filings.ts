@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { normalizeCik } from "../../domain/tickers.ts";
+import { isAccessionNumber, normalizeCik } from "../../domain/tickers.ts";
 import { invalidParameter } from "../../errors.ts";
 import { type FilingRow, filingUrl, listFilings } from "../../query/filings.ts";
 import type { LoadedSnapshot } from "../../query/snapshot.ts";
@@ -20,8 +20,6 @@ const FilingRecord = t.Object({
   amendment_flag: Nullable(t.Boolean()),
   filing_url: t.String(),
 });
-
-const ACCESSION = /^\d{10}-\d{2}-\d{6}$/;
 
 const FilingsQuery = queryParams({
   ticker: t.Optional(Params.ticker("ticker")),
@@ -61,7 +59,7 @@ function filterOf(snapshot: LoadedSnapshot, query: typeof FilingsQuery.static) {
   let cik = query.cik === undefined ? null : normalizeCik(query.cik);
   if (query.cik !== undefined && cik === null)
     throw invalidParameter("query", "cik", "must be 1 to 10 digits");
-  if (query.accession_number !== undefined && !ACCESSION.test(query.accession_number)) {
+  if (query.accession_number !== undefined && !isAccessionNumber(query.accession_number)) {
     throw invalidParameter("query", "accession_number", "must look like 0000320193-24-000123");
   }
   let matchesNothing = false;

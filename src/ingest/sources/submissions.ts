@@ -18,7 +18,7 @@
 import { basename } from "node:path";
 import type { Company } from "../../domain/company.ts";
 import { countryIso } from "../../domain/country.ts";
-import { normalizeCik } from "../../domain/tickers.ts";
+import { isAccessionNumber, normalizeCik } from "../../domain/tickers.ts";
 import type { FilingRow } from "../../snapshot/rows.ts";
 import { ImportError } from "../errors.ts";
 import {
@@ -61,7 +61,6 @@ export interface SubmissionsFile {
 }
 
 const PAGED_NAME = /^CIK(\d{10})-submissions-\d+\.json$/i;
-const ACCESSION = /^\d{10}-\d{2}-\d{6}$/;
 
 /** Parses either kind of submissions file, told apart by its name. */
 export function parseSubmissions(text: string, file: string, opts: ParseOptions = {}): SubmissionsFile {
@@ -209,7 +208,7 @@ function parseFilingColumns(cols: JsonObject, cik: string, file: string, path: s
       null,
       () => {
         const acc = text(accession[i]);
-        if (!acc || !ACCESSION.test(acc))
+        if (!acc || !isAccessionNumber(acc))
           throw new FieldError(`accessionNumber ${shown(accession[i])} is malformed`);
         const f = text(form[i]);
         if (!f) throw new FieldError("form is empty");
