@@ -111,8 +111,8 @@ interface Setting {
 }
 
 /**
- * Every setting, keyed by its name in the config file. The README's configuration table
- * lists exactly these (test/ops/config.test.ts checks it). The metrics token has no flag:
+ * Every setting, keyed by its name in the config file. The configuration table of
+ * docs/operations.md lists exactly these (test/ops/config.test.ts checks it). The metrics token has no flag:
  * a command line is visible to every user of the machine.
  */
 export const SETTINGS = {
