@@ -21,6 +21,8 @@ const CIK = "0000000123";
 const ENTRY = `CIK${CIK}.json`;
 const FACTS = JSON.stringify(syntheticFactsJson([...calendarYear(2023, [10, 11, 12, 13])], 123));
 const CORRUPT = "edgar/companyfacts.zip";
+/** Two imports of a whole fixture tree: ~45 s on an idle 2-core machine, several times that on a busy one. */
+const TWO_IMPORTS_MS = 300_000;
 
 /** A source dir listing the synthetic company (ticker SYN) and holding `zip` as its companyfacts.zip. */
 function syntheticRoot(zip?: (writer: ZipWriter) => void, zip64 = false): string {
@@ -324,22 +326,26 @@ describe.skipIf(!FIXTURES)(
       ["the main tree", FIXTURES ?? "", writeZip],
       ["more-filers, zipped by Info-ZIP", join(FIXTURES ?? "", "more-filers"), infoZip],
     ] as const)
-      test(`${name}: every snapshot table is the same, byte for byte`, async () => {
-        const { zipped, folders, unnamed } = twoCopies(root, archive);
-        const [fromZips, fromFolders] = [
-          await importSources(zipped, tempDir()),
-          await importSources(folders, tempDir()),
-        ];
-        expect(fromZips.tables.income_statement?.rows).toBeGreaterThan(0);
-        expect(tablesOf(fromZips)).toEqual(tablesOf(fromFolders));
-        expect(fromZips.report.sources.companyfacts).toEqual(fromFolders.report.sources.companyfacts);
-        expect(fromZips.report.sources.submissions).toEqual(fromFolders.report.sources.submissions);
-        const note = fromZips.report.notes.find((n) => n.includes("filers that no other source names"));
-        if (unnamed.length === 0) expect(note).toBeUndefined();
-        else
-          expect(note).toBe(
-            `edgar/submissions.zip: ${unnamed.length} entr${unnamed.length === 1 ? "y" : "ies"} not read (filers that no other source names): ${unnamed.slice(0, 20).join(", ")}${unnamed.length > 20 ? `, and ${unnamed.length - 20} more` : ""}`,
-          );
-      });
+      test(
+        `${name}: every snapshot table is the same, byte for byte`,
+        async () => {
+          const { zipped, folders, unnamed } = twoCopies(root, archive);
+          const [fromZips, fromFolders] = [
+            await importSources(zipped, tempDir()),
+            await importSources(folders, tempDir()),
+          ];
+          expect(fromZips.tables.income_statement?.rows).toBeGreaterThan(0);
+          expect(tablesOf(fromZips)).toEqual(tablesOf(fromFolders));
+          expect(fromZips.report.sources.companyfacts).toEqual(fromFolders.report.sources.companyfacts);
+          expect(fromZips.report.sources.submissions).toEqual(fromFolders.report.sources.submissions);
+          const note = fromZips.report.notes.find((n) => n.includes("filers that no other source names"));
+          if (unnamed.length === 0) expect(note).toBeUndefined();
+          else
+            expect(note).toBe(
+              `edgar/submissions.zip: ${unnamed.length} entr${unnamed.length === 1 ? "y" : "ies"} not read (filers that no other source names): ${unnamed.slice(0, 20).join(", ")}${unnamed.length > 20 ? `, and ${unnamed.length - 20} more` : ""}`,
+            );
+        },
+        TWO_IMPORTS_MS,
+      );
   },
 );
