@@ -123,7 +123,8 @@ describe("the decision", () => {
     const { key } = auth.newKey();
     const forged = await postConsent(auth.base, {
       request,
-      csrf: `${csrf.slice(0, -1)}A`,
+      // The last character changed, never to itself.
+      csrf: `${csrf.slice(0, -1)}${csrf.endsWith("A") ? "B" : "A"}`,
       api_key: key,
       decision: "allow",
     });
