@@ -20,9 +20,8 @@
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
-import type { PriceFile, PriceRow } from "./price-rows.ts";
+import { checkAdjustedPrices, type PriceFile, type PriceRow } from "./price-rows.ts";
 import {
-  checkAdjustedPrices,
   checkVolume,
   FieldError,
   isObject,

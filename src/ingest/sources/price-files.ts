@@ -22,9 +22,8 @@ import { ImportError } from "../errors.ts";
 import { parseAlphaVantageDividends, parseAlphaVantagePrices } from "./alphavantage-daily.ts";
 import { checkWidth, findColumn, forEachCsvRecord, readCsv } from "./csv.ts";
 import { type DividendRow, priceFileDividend } from "./dividends.ts";
-import type { PriceFile, PriceRow } from "./price-rows.ts";
+import { checkAdjustedPrices, type PriceFile, type PriceRow } from "./price-rows.ts";
 import {
-  checkAdjustedPrices,
   FieldError,
   isMissing,
   type ParseOptions,

@@ -9,7 +9,6 @@
 import { fromDayNumber, MS_PER_DAY } from "../../domain/dates.ts";
 import { normalizeTicker } from "../../domain/tickers.ts";
 import { ImportError } from "../errors.ts";
-import type { PriceRow } from "./price-rows.ts";
 
 /** Options every source parser takes. */
 export interface ParseOptions {
@@ -260,7 +259,7 @@ export const MAX_PER_SHARE = 1e9;
 export const MAX_VOLUME = 1e12;
 
 /** A price as a source gives it or an adjustment computes it: not negative, below MAX_PER_SHARE. */
-function checkPrice(price: number, column: string): number {
+export function checkPrice(price: number, column: string): number {
   if (price < 0) throw new FieldError(`${column} ${price} is negative`);
   if (!(price < MAX_PER_SHARE)) throw new FieldError(`${column} ${price} is not below ${MAX_PER_SHARE}`);
   return price;
@@ -290,33 +289,6 @@ export function checkVolume(volume: number, column: string, written = String(vol
 export function readVolume(value: string | undefined, column: string): number | null {
   const volume = readNumber(value, column);
   return volume === null ? null : checkVolume(volume, column, shown(value));
-}
-
-/**
- * Checks the rows an adjustment computed (Alpha Vantage's prices divided by split
- * coefficients, yfinance's put back from its dividends): each is still a price row, so that no
- * coefficient or amount of a file makes a price 0, negative or out of bounds unnoticed. Throws
- * ImportError naming the day: the whole file fails, as every earlier day depends on the event
- * that did it.
- */
-export function checkAdjustedPrices(rows: readonly PriceRow[], file: string): void {
-  for (const row of rows) {
-    try {
-      if (!(checkPrice(row.close, "close") > 0)) throw new FieldError(`close ${row.close} is not positive`);
-      for (const column of ["open", "high", "low", "adj_close"] as const) {
-        const price = row[column];
-        if (price !== null) checkPrice(price, column);
-      }
-      if (row.volume !== null) checkVolume(row.volume, "volume");
-    } catch (error) {
-      if (!(error instanceof FieldError)) throw error;
-      throw new ImportError(
-        file,
-        null,
-        `${row.date}: ${error.message} once adjusted for splits and dividends`,
-      );
-    }
-  }
 }
 
 const MONEY_DIGITS = /^(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)$/;
