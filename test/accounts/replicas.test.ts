@@ -219,8 +219,13 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
         (r) => r.request_id,
       ),
     );
+    // The status is in the comparison so that a failure names the answer that disagrees.
     for (const [id, a] of answers)
-      expect({ id, billed: billed.has(id) }).toEqual({ id, billed: a.status === 200 });
+      expect({ id, status: a.status, billed: billed.has(id) }).toEqual({
+        id,
+        status: a.status,
+        billed: a.status === 200,
+      });
     // Releases that failed during the outage are retried: nothing stays held.
     const waitUntil = Date.now() + 10_000;
     let reserved = -1;
