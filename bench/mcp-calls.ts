@@ -15,7 +15,7 @@ import { Billing } from "../src/accounts/billing.ts";
 import { AccountsStore } from "../src/accounts/store.ts";
 import { buildDemo } from "../src/demo/index.ts";
 import { createApp } from "../src/http/app.ts";
-import type { Reply } from "../src/http/settle.ts";
+import type { Reply } from "../src/http/context.ts";
 import { createLogger } from "../src/log.ts";
 import { mcpDoor } from "../src/mcp/door.ts";
 import { callTool } from "../src/mcp/server.ts";

@@ -1,8 +1,8 @@
 import { workerUrl } from "../worker-url.ts";
 import type { CheckpointRequest } from "./checkpoint-worker.ts";
 import { hashApiKey, isValidNow } from "./keys.ts";
-import type { Biller, CommitResult, Reservation, ReserveResult } from "./seam.ts";
-import type { AccountsStore, ApiKeyInfo, Debit } from "./store.ts";
+import type { ApiKeyInfo, Biller, CommitResult, Debit, Reservation, ReserveResult } from "./seam.ts";
+import type { AccountsStore } from "./store.ts";
 
 /** Entries a cache holds before it starts over (bounds memory under floods of keys). */
 const MAX_CACHED = 100_000;

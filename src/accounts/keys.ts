@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKeyInfo } from "./store.ts";
+import type { ApiKeyInfo } from "./seam.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** 62^43 > 2^256: 43 characters hold 32 bytes. */

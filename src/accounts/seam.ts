@@ -9,7 +9,46 @@
  * and a Promise where it cannot, so that the SQLite path keeps its synchronous speed on the
  * REST hot path: the edge awaits only what is a Promise.
  */
-import type { ApiKeyInfo, Debit, IdempotentResponse, Result, User } from "./store.ts";
+
+export interface User {
+  id: string;
+  email: string;
+  balance: number;
+  created_at: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  disabled_at: string | null;
+  last_used_at: string | null;
+}
+
+/** A stored response of a call made with an `Idempotency-Key`. */
+export interface IdempotentResponse {
+  key: string;
+  request_hash: string;
+  status: number;
+  content_type: string | null;
+  body: Uint8Array;
+  created_at: string;
+}
+
+/** A committed debit, one ledger row; with the response to replay when it had an idempotency key. */
+export interface Debit {
+  userId: string;
+  keyId: string;
+  cost: number;
+  endpoint: string;
+  requestId: string;
+  idempotent?: Omit<IdempotentResponse, "created_at">;
+}
+
+export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
 
 export type MaybePromise<T> = T | Promise<T>;
 

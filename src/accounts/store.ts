@@ -1,47 +1,7 @@
 import { type Database, Statement } from "bun:sqlite";
 import { openAccountsDb } from "./db.ts";
 import { generateApiKey, hashApiKey, keyPrefix, newId } from "./keys.ts";
-import type { Accounts } from "./seam.ts";
-
-export interface User {
-  id: string;
-  email: string;
-  balance: number;
-  created_at: string;
-}
-
-export interface ApiKeyInfo {
-  id: string;
-  user_id: string;
-  name: string | null;
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  disabled_at: string | null;
-  last_used_at: string | null;
-}
-
-/** A stored response of a call made with an `Idempotency-Key`. */
-export interface IdempotentResponse {
-  key: string;
-  request_hash: string;
-  status: number;
-  content_type: string | null;
-  body: Uint8Array;
-  created_at: string;
-}
-
-/** A committed debit, one ledger row; with the response to replay when it had an idempotency key. */
-export interface Debit {
-  userId: string;
-  keyId: string;
-  cost: number;
-  endpoint: string;
-  requestId: string;
-  idempotent?: Omit<IdempotentResponse, "created_at">;
-}
-
-export type Result<T, C extends string> = { ok: true; value: T } | { ok: false; code: C; message: string };
+import type { Accounts, ApiKeyInfo, Debit, IdempotentResponse, Result, User } from "./seam.ts";
 
 /**
  * What is remembered for idempotent replays, per user: at most this many responses and this

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { PgAccounts } from "../accounts/pg/accounts.ts";
-import type { Accounts } from "../accounts/seam.ts";
-import { AccountsStore, type User } from "../accounts/store.ts";
+import type { Accounts, User } from "../accounts/seam.ts";
+import { AccountsStore } from "../accounts/store.ts";
 import type { Config } from "../config.ts";
 import { Flags, type Io, type ParsedArgs, printResult, UsageError } from "./args.ts";
 

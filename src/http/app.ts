@@ -3,6 +3,7 @@ import type { Accounts, Biller } from "../accounts/seam.ts";
 import type { Limits } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
+import type { Reply } from "./context.ts";
 import { type Client, IN_PROCESS } from "./context.ts";
 import { docsPlugin } from "./docs.ts";
 import { bodyLimit, type Door } from "./doors.ts";
@@ -22,7 +23,6 @@ import { securitiesRoutes } from "./routes/securities.ts";
 import { statementsRoutes } from "./routes/statements.ts";
 import { stocksRoutes } from "./routes/stocks.ts";
 import { systemRoutes } from "./routes/system.ts";
-import type { Reply } from "./settle.ts";
 
 interface AppDeps {
   accounts: Accounts;

@@ -1,10 +1,8 @@
-import type { Reservation } from "../accounts/seam.ts";
-import type { ApiKeyInfo, IdempotentResponse } from "../accounts/store.ts";
+import type { ApiKeyInfo, IdempotentResponse, Reservation } from "../accounts/seam.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
-import type { Answer } from "./body.ts";
+import type { Answer, BodyBytes } from "./body.ts";
 import type { Door } from "./doors.ts";
 import type { Endpoint } from "./pricing.ts";
-import type { Reply } from "./settle.ts";
 
 /** What the transport knows of a request's client. */
 export interface Client {
@@ -113,4 +111,15 @@ export function callOf(request: Request): Call {
   const call = calls.get(request);
   if (!call) throw new Error("request reached a route without passing the HTTP edge");
   return call;
+}
+
+/**
+ * A response as the transport writes it: status, header fields and the body (a fast-path
+ * route's bytes as they are, or a routed Response whose body the transport reads); null for
+ * HEAD.
+ */
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: BodyBytes | Response | null;
 }

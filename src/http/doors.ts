@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo } from "../accounts/seam.ts";
 import type { ApiError } from "../errors.ts";
 import type { Call } from "./context.ts";
 

@@ -7,7 +7,7 @@ import { isSnapshotId } from "../snapshot/store.ts";
 import { admissionError, countError, rateLimited, unauthorized } from "./admission.ts";
 import type { Answer } from "./body.ts";
 import { entityTag, matchesIfNoneMatch } from "./conditional.ts";
-import { attachCall, Call, type Client, type Dispatch, IN_PROCESS } from "./context.ts";
+import { attachCall, Call, type Client, type Dispatch, IN_PROCESS, type Reply } from "./context.ts";
 import { type Door, type DoorInput, doorOf, type Gate, type RestAnswer } from "./doors.ts";
 import { answerFast, type FastMatch } from "./fast-path.ts";
 import { beginIdempotent, type IdempotencyGate } from "./idempotency.ts";
@@ -16,7 +16,7 @@ import type { Metrics } from "./metrics.ts";
 import { errorResponse } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
 import type { Bill, Route } from "./route.ts";
-import { type Reply, Settlement } from "./settle.ts";
+import { Settlement } from "./settle.ts";
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;

@@ -1,20 +1,9 @@
 import type { Biller } from "../accounts/seam.ts";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type Answer, Body, type BodyBytes, byteLength, isStreamed, readWhole, statusOf } from "./body.ts";
-import type { Call, StoredResponse } from "./context.ts";
+import { type Answer, Body, byteLength, isStreamed, readWhole, statusOf } from "./body.ts";
+import type { Call, Reply, StoredResponse } from "./context.ts";
 import { type Metrics, routeLabel } from "./metrics.ts";
-
-/**
- * A response as the transport writes it: status, header fields and the body (a fast-path
- * route's bytes as they are, or a routed Response whose body the transport reads); null for
- * HEAD.
- */
-export interface Reply {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: BodyBytes | Response | null;
-}
 
 /**
  * What follows a call's answer, the edge's last steps: settle (the reservation committed for a

@@ -8,8 +8,7 @@ import {
 import type { Socket } from "node:net";
 import { ApiError, problem } from "../errors.ts";
 import { streamedFile } from "./body.ts";
-import type { Client } from "./context.ts";
-import type { Reply } from "./settle.ts";
+import type { Client, Reply } from "./context.ts";
 
 /**
  * Every request URL is read against this origin: routing never depends on `Host`, which is

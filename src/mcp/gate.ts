@@ -1,5 +1,5 @@
 import type { Billing } from "../accounts/billing.ts";
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo } from "../accounts/seam.ts";
 import { ApiError } from "../errors.ts";
 import type { Gate } from "../http/doors.ts";
 import { PREFIX } from "../oauth/secrets.ts";

@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo } from "../accounts/seam.ts";
 import type { ClientMetadataDocuments } from "./client-metadata.ts";
 import type { PendingRequests } from "./pending.ts";
 import type { OAuthStore } from "./store.ts";

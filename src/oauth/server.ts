@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo } from "../accounts/seam.ts";
 import { decide, showConsent } from "./authorize.ts";
 import { ClientMetadataDocuments, type DocumentFetcher } from "./client-metadata.ts";
 import { failurePage } from "./consent-page.ts";

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { ApiKeyInfo } from "../accounts/store.ts";
+import type { ApiKeyInfo } from "../accounts/seam.ts";
 
 /** A registered client, as `/oauth/register` stored it. */
 export interface OAuthClient {
