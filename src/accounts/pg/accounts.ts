@@ -4,16 +4,20 @@ import { SQL } from "bun";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { generateApiKey, hashApiKey, isValidNow, keyPrefix, newId } from "../keys.ts";
-import type { Accounts, Biller, CommitResult, EndpointUsage, Reservation, ReserveResult } from "../seam.ts";
-import {
-  type ApiKeyInfo,
-  type Debit,
-  IDEMPOTENCY_MAX_BYTES,
-  IDEMPOTENCY_MAX_RESPONSES,
-  type IdempotentResponse,
-  type Result,
-  type User,
-} from "../store.ts";
+import type {
+  Accounts,
+  ApiKeyInfo,
+  Biller,
+  CommitResult,
+  Debit,
+  EndpointUsage,
+  IdempotentResponse,
+  Reservation,
+  ReserveResult,
+  Result,
+  User,
+} from "../seam.ts";
+import { IDEMPOTENCY_MAX_BYTES, IDEMPOTENCY_MAX_RESPONSES } from "../store.ts";
 import { Guard } from "./guard.ts";
 import { checkSchema } from "./migrate.ts";
 
@@ -87,6 +91,8 @@ export class PgAccounts implements Accounts, Biller {
   private readonly guard: Guard;
   private readonly ttl: number;
   private keysByHash = new Map<string, ApiKeyInfo>();
+  /** Changes this replica made to its copies of the tables; a reload that overlaps one reads again. */
+  private localChanges = 0;
   /** Keys by their presented text (process memory only): a known key costs no hash. */
   private keyCache = new Map<string, ApiKeyInfo>();
   /** Each user's available credits as this replica last saw them (header fields only). */
@@ -171,6 +177,7 @@ export class PgAccounts implements Accounts, Biller {
   }
 
   private async loadCaches(): Promise<void> {
+    const changes = this.localChanges;
     try {
       const keys = (await this.q(
         this.sql.unsafe(`SELECT hash, ${KEY_COLUMNS} FROM api_keys`),
@@ -180,6 +187,9 @@ export class PgAccounts implements Accounts, Biller {
         this.sql`SELECT id, (balance - reserved)::float8 AS available FROM users`,
         "load balances",
       );
+      // A key this replica made or disabled while the tables were read may be missing from what
+      // was read: replacing the copies now would lose it until the next reload.
+      if (this.localChanges !== changes) return this.loadCaches();
       const byHash = new Map<string, ApiKeyInfo>();
       for (const { hash, ...info } of keys) byHash.set(hash, info);
       this.keysByHash = byHash;
@@ -501,6 +511,7 @@ export class PgAccounts implements Accounts, Biller {
     );
     if (rows.length === 0) return { ok: false, code: "email_taken", message: `user ${email} exists` };
     this.availableOf.set(user.id, credits);
+    this.localChanges++;
     await this.announce();
     return { ok: true, value: user };
   }
@@ -540,6 +551,7 @@ export class PgAccounts implements Accounts, Biller {
       "create key",
     );
     this.keysByHash.set(hash, info);
+    this.localChanges++;
     await this.announce();
     return { key, info };
   }
@@ -559,6 +571,7 @@ export class PgAccounts implements Accounts, Biller {
     );
     if (rows.length !== 1) return false;
     for (const info of this.keysByHash.values()) if (info.id === keyId) info.disabled_at = at;
+    this.localChanges++;
     await this.announce();
     return true;
   }
