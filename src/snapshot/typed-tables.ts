@@ -24,12 +24,14 @@ import {
   ValuationHistory,
   ValuationPoints,
 } from "./documents.ts";
-import type { ColumnType } from "./tables.ts";
+
+/** The column types a document's scalar field maps to (a subset of tables.ts ColumnType, which takes these columns). */
+type FieldType = "VARCHAR" | "DATE" | "DOUBLE" | "BIGINT" | "BOOLEAN";
 
 /** A column of `security_figures` that comes from the security's own rows, not a document. */
 export interface SecurityColumn {
   name: string;
-  type: ColumnType;
+  type: FieldType;
   /** The SQL expression over `s` (securities) and `c` (its company): our own text, no input. */
   sql: string;
   /** Where `/stocks/{symbol}/profile` serves the same value. */
@@ -39,7 +41,7 @@ export interface SecurityColumn {
 /** A column that is a field of a derived document. */
 export interface DocumentColumn {
   name: string;
-  type: ColumnType;
+  type: FieldType;
   kind: DerivedKind;
   /** The field's path in the document (or in one row of a history's array). */
   path: readonly string[];
@@ -81,7 +83,7 @@ const LEFT_OUT = new Set(["symbol", "null_reasons"]);
 /** A leaf field of a schema: its path and column type. */
 interface Leaf {
   path: string[];
-  type: ColumnType;
+  type: FieldType;
 }
 
 /** Every scalar field of an object schema, in order (objects and intersections flattened; arrays skipped). */
@@ -100,7 +102,7 @@ function leaves(schema: TSchema, path: string[] = []): Leaf[] {
 const DATE_NAME = /(^|_)date($|_)/;
 
 /** The column type of a scalar field: a union is typed by its non-null member. */
-function columnType(name: string, schema: TSchema): ColumnType {
+function columnType(name: string, schema: TSchema): FieldType {
   const members = (Array.isArray(schema.anyOf) ? schema.anyOf : [schema]) as TSchema[];
   const types = new Set(members.map((m) => m.type as string).filter((t) => t !== "null"));
   if (types.has("integer")) return "BIGINT";
@@ -149,7 +151,7 @@ export const HISTORY_TABLES = {
 } as const;
 
 /** The full column list of `security_figures`, as tables.ts lists every table's. */
-export function securityFiguresColumns(): (readonly [string, ColumnType])[] {
+export function securityFiguresColumns(): (readonly [string, FieldType])[] {
   const names = [...SECURITY_COLUMNS, ...FIGURE_COLUMNS].map((c) => [c.name, c.type] as const);
   const unique = new Set(names.map(([name]) => name));
   if (unique.size !== names.length)
@@ -158,7 +160,7 @@ export function securityFiguresColumns(): (readonly [string, ColumnType])[] {
 }
 
 /** The full column list of a history table: the security, then one element's fields. */
-export function historyColumns(table: keyof typeof HISTORY_TABLES): (readonly [string, ColumnType])[] {
+export function historyColumns(table: keyof typeof HISTORY_TABLES): (readonly [string, FieldType])[] {
   return [
     ["security_id", "VARCHAR"],
     ["symbol", "VARCHAR"],
