@@ -14,7 +14,7 @@ import {
 } from "../snapshot/store.ts";
 import type { TableName } from "../snapshot/tables.ts";
 import { type CompanyRow, loadCompanies } from "./companies.ts";
-import { loadDerived } from "./documents.ts";
+import { loadDerived } from "./derived-bodies.ts";
 import { PriceStore } from "./price-store.ts";
 import { SecurityIndex } from "./securities.ts";
 

@@ -1,7 +1,8 @@
 import { type TSchema, t } from "elysia";
 import type { DerivedKind } from "../../domain/derived.ts";
 import { ApiError } from "../../errors.ts";
-import { derivedInMemory, derivedOnDisk, isInMemory } from "../../query/documents.ts";
+import { isInMemory } from "../../query/derived-bodies.ts";
+import { derivedInMemory, derivedOnDisk } from "../../query/documents.ts";
 import { JSON_TYPE } from "../body.ts";
 import type { Tabular } from "../csv.ts";
 import * as Models from "../models/documents.ts";
