@@ -1,7 +1,6 @@
 import type { ApiKeyInfo, IdempotentResponse, Reservation } from "../accounts/seam.ts";
 import type { LoadedSnapshot } from "../query/snapshot.ts";
 import type { Answer, BodyBytes } from "./body.ts";
-import type { Door } from "./doors.ts";
 import type { Endpoint } from "./pricing.ts";
 
 /** What the transport knows of a request's client. */
@@ -77,8 +76,8 @@ export class Call {
    * for it: http/export-repeats.ts).
    */
   outcome: ((paid: boolean) => void) | null = null;
-  /** The door whose path the call is on (doors.ts); null for the REST API. */
-  door: Door | null = null;
+  /** The door whose path the call is on (doors.ts), by its name in logs and metrics; null for the REST API. */
+  door: { readonly name: string } | null = null;
   /**
    * A REST call a door call made in its key's name (`DoorInput.rest`): the parent holds the
    * in-flight places, and the parent's delivery is this call's.

@@ -100,10 +100,11 @@ export class Edge {
 
   /** The steps before the route; the first that refuses the call answers it. */
   private pass(call: Call): Reply | Promise<Reply> {
-    if (this.deps.doors.length > 0) call.door = doorOf(this.deps.doors, call.url.pathname);
-    const early = this.admit(call);
+    const door = this.deps.doors.length > 0 ? doorOf(this.deps.doors, call.url.pathname) : null;
+    call.door = door;
+    const early = this.admit(call, door);
     if (early) return this.after.finish(call, early);
-    if (call.door) return this.passDoor(call, call.door);
+    if (door) return this.passDoor(call, door);
     if (!PUBLIC.test(call.url.pathname)) {
       const refused = this.authenticate(call) ?? this.limit(call);
       if (refused) return this.after.finish(call, problemResponse(refused, call.requestId));
@@ -112,8 +113,8 @@ export class Edge {
   }
 
   /** admit: the answer to a request refused or served before anything else, or null. */
-  private admit(call: Call): Response | null {
-    const refused = admissionError(call.request, call.url, call.door?.methods);
+  private admit(call: Call, door: Door | null): Response | null {
+    const refused = admissionError(call.request, call.url, door?.methods);
     if (refused) return problemResponse(refused, call.requestId);
     // The docs page names its spec relatively ("openapi.json"): it must be served at /docs.
     if (call.url.pathname === "/docs/") return Response.redirect("/docs", 308);
