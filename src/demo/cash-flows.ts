@@ -10,40 +10,7 @@
  */
 import { type BalanceSheet, thousands } from "./balance-sheet.ts";
 import { type DividendEvent, paidBetween } from "./dividend-events.ts";
-import type { Flow, ModelBase, ModelQuarter } from "./financials.ts";
-
-export const CASH_FLOW_LINES = [
-  "depreciation",
-  "shareBasedCompensation",
-  "deferredTax",
-  "otherNoncash",
-  "changeReceivables",
-  "changeInventory",
-  "changePayables",
-  "changePrepaid",
-  "changeOtherWorkingCapital",
-  "changeWorkingCapital",
-  "operatingCashFlow",
-  "capitalExpenditure",
-  "saleOfPpe",
-  "purchaseOfInvestments",
-  "saleOfInvestments",
-  "purchaseOfIntangibles",
-  "acquisitions",
-  "otherInvesting",
-  "investingCashFlow",
-  "debtIssued",
-  "debtRepaid",
-  "stockIssued",
-  "repurchases",
-  "dividendsPaid",
-  "otherFinancing",
-  "financingCashFlow",
-  "exchangeRateEffect",
-  "netChangeInCash",
-  /** Not a cash flow: the quarter's other comprehensive income, for the equity roll-forward. */
-  "otherComprehensiveIncome",
-] as const;
+import type { Flow, ModelBase, ModelQuarter } from "./model.ts";
 
 /** Cash effects of the working-capital lines: a rise in an asset uses cash, in a liability brings it. */
 function workingCapital(opening: BalanceSheet, closing: BalanceSheet) {

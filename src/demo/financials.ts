@@ -14,37 +14,16 @@
  */
 
 import { addDays } from "../domain/dates.ts";
-import { type BalanceSheet, balanceOf, thousands } from "./balance-sheet.ts";
-import { CASH_FLOW_LINES, openingEquity, withCashFlows } from "./cash-flows.ts";
+import { balanceOf, thousands } from "./balance-sheet.ts";
+import { openingEquity, withCashFlows } from "./cash-flows.ts";
 import { type DividendEvent, dividendEvents } from "./dividend-events.ts";
+import { CASH_FLOW_LINES, type Flow, INCOME_LINES, type ModelBase, type ModelQuarter } from "./model.ts";
 import { FIRST_YEAR, type FiscalQuarter, fiscalQuarters } from "./periods.ts";
 import type { PriceSeries } from "./price-series.ts";
 import { type Profile, profileOf } from "./profile.ts";
 import { type DemoCompany, rng } from "./universe.ts";
 
-const INCOME_LINES = [
-  "revenue",
-  "costOfRevenue",
-  "grossProfit",
-  "researchAndDevelopment",
-  "sellingGeneralAdministrative",
-  "operatingIncome",
-  "interestExpense",
-  "pretaxIncome",
-  "incomeTax",
-  "netIncome",
-] as const;
-export type Flow = (typeof INCOME_LINES)[number] | (typeof CASH_FLOW_LINES)[number];
 export type { Balance } from "./balance-sheet.ts";
-
-/** One fiscal quarter's figures; balances are at the quarter end. */
-export interface ModelQuarter extends FiscalQuarter {
-  flows: Record<Flow, number>;
-  balance: BalanceSheet;
-  /** Weighted average shares of the quarter. */
-  basicShares: number;
-  dilutedShares: number;
-}
 
 export interface CompanyModel {
   company: DemoCompany;
@@ -91,14 +70,6 @@ export function buildModel(company: DemoCompany, prices: PriceSeries, until: str
     return quarter;
   });
   return { company, profile, prices, quarters, dividends, sharesAt };
-}
-
-export interface ModelBase {
-  company: DemoCompany;
-  profile: Profile;
-  prices: PriceSeries;
-  sharesAt: (date: string) => number;
-  random: () => number;
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
-import { type CompanyModel, type ModelQuarter, perShare } from "./financials.ts";
+import { type CompanyModel, perShare } from "./financials.ts";
+import type { ModelQuarter } from "./model.ts";
 import { FIRST_YEAR, monthEnd, weekdayOnOrAfter } from "./periods.ts";
 import { write } from "./sources.ts";
 import { rng } from "./universe.ts";

@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { addDays } from "../domain/dates.ts";
 import { dividendsBefore } from "./dividend-events.ts";
-import type { CompanyModel, ModelQuarter } from "./financials.ts";
+import type { CompanyModel } from "./financials.ts";
+import type { ModelQuarter } from "./model.ts";
 import { type DemoPeriod, monthEnd } from "./periods.ts";
 import { write } from "./sources.ts";
 import { rng } from "./universe.ts";

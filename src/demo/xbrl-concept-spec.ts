@@ -2,7 +2,8 @@
  * How a demo concept is read from the financial model for a period, and the builders of the
  * concept lists (xbrl-concepts.ts, xbrl-detail-concepts.ts).
  */
-import type { Balance, CompanyModel, Flow, ModelQuarter } from "./financials.ts";
+import type { Balance, CompanyModel } from "./financials.ts";
+import type { Flow, ModelQuarter } from "./model.ts";
 
 /** The quarters a reported figure covers: one quarter, the year to date, or a fiscal year. */
 export interface PeriodView {

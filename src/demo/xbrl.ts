@@ -21,7 +21,8 @@
 import { join } from "node:path";
 import { addDays, daysBetween } from "../domain/dates.ts";
 import type { SecFact } from "../ingest/sources/companyfacts.ts";
-import type { CompanyModel, ModelQuarter } from "./financials.ts";
+import type { CompanyModel } from "./financials.ts";
+import type { ModelQuarter } from "./model.ts";
 import type { DemoPeriod } from "./periods.ts";
 import { write } from "./sources.ts";
 import type { DemoCompany } from "./universe.ts";
