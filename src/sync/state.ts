@@ -8,6 +8,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { PriceRow } from "../ingest/sources/price-rows.ts";
 
 /** The directory of sync's own files (state, lock, temporary downloads), beside the mirror. */
 export function syncDir(dataDir: string): string {
@@ -72,14 +73,11 @@ CREATE TABLE IF NOT EXISTS run (
   id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL, summary TEXT);
 `;
 
-/** A bar as traded that day, with that day's dividend and split (1 for none). */
-export interface StoredBar {
-  date: string;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number;
-  volume: number | null;
+/**
+ * A bar as traded that day (a price row with no adjusted close: the importer adjusts), with
+ * that day's dividend and split (1 for none).
+ */
+export interface StoredBar extends Omit<PriceRow, "adj_close"> {
   dividend: number;
   split: number;
 }

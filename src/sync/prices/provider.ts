@@ -11,15 +11,7 @@ import type { HttpSource } from "../http.ts";
 import type { StoredBar } from "../state.ts";
 
 /** One trading day as traded. */
-export interface DailyBar {
-  /** YYYY-MM-DD. */
-  date: string;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number;
-  volume: number | null;
-}
+export type DailyBar = Omit<StoredBar, "dividend" | "split">;
 
 /** What a provider knows of a ticker from a day on. */
 export interface PriceHistory {
