@@ -137,6 +137,18 @@ export const MIGRATIONS: readonly string[] = [
      used_at TEXT
    );
    CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);`,
+  // Which exports each user has paid for (http/export-repeats.ts), one row per user and export
+  // (snapshot and file): with a claimant, a read paying now, held until `until` (its lease);
+  // without, a payment whose repeats are free until `until` (milliseconds since the epoch).
+  // Rows past `until` are swept.
+  `CREATE TABLE export_payments (
+     user_id TEXT NOT NULL REFERENCES users(id),
+     export TEXT NOT NULL,
+     claimant TEXT,
+     until INTEGER NOT NULL,
+     PRIMARY KEY (user_id, export)
+   ) WITHOUT ROWID;
+   CREATE INDEX export_payments_until ON export_payments(until);`,
 ];
 
 /** The schema version a fully migrated database has (its `PRAGMA user_version`). */

@@ -81,10 +81,26 @@ export interface EndpointUsage {
   credits: number;
 }
 
+/** One read's claim to pay for an export (http/export-repeats.ts). */
+export interface ExportClaim {
+  readonly userId: string;
+  /** The export: its snapshot and file. */
+  readonly export: string;
+  /** The claim's own id (one per paying read). */
+  readonly claimant: string;
+}
+
 /**
- * The records: users, keys, grants, balances and the ledger, and the responses remembered for
- * `Idempotency-Key` retries. Used by the CLI, `/account` and the idempotency gate. Every balance
- * change writes a ledger row in the same transaction: balance = Σ ledger.delta per user, always.
+ * What a claim finds: a payment whose window lasts ("free"), another claim whose lease lasts
+ * ("busy"), or neither: then the claim holds the export until its lease ends ("pay").
+ */
+export type ExportClaimResult = "free" | "busy" | "pay";
+
+/**
+ * The records: users, keys, grants, balances and the ledger, the responses remembered for
+ * `Idempotency-Key` retries and the exports paid for. Used by the CLI, `/account`, the
+ * idempotency gate and the exports. Every balance change writes a ledger row in the same
+ * transaction: balance = Σ ledger.delta per user, always.
  */
 export interface Accounts {
   createUser(email: string, credits?: number): MaybePromise<Result<User, "email_taken" | "invalid_amount">>;
@@ -114,6 +130,17 @@ export interface Accounts {
   findIdempotent(userId: string, key: string, since: string): MaybePromise<IdempotentResponse | null>;
   /** Forgets remembered responses older than `before`. */
   purgeIdempotent(before: string): MaybePromise<number>;
+  /**
+   * Claims the payment of an export at `now` (milliseconds since the epoch, as every time of
+   * export payments), in one atomic step: of two claims at once, one pays.
+   */
+  claimExport(claim: ExportClaim, leaseUntil: number, now: number): MaybePromise<ExportClaimResult>;
+  /** Extends the lease of a claim still paying. */
+  renewExport(claim: ExportClaim, leaseUntil: number): MaybePromise<void>;
+  /** Ends a claim: paid, its repeats are free until `paidUntil`; not paid (null), it is dropped. */
+  settleExport(claim: ExportClaim, paidUntil: number | null): MaybePromise<void>;
+  /** Forgets the payments and claims over at `now`. */
+  sweepExports(now: number): MaybePromise<number>;
 }
 
 /**

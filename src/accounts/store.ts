@@ -1,7 +1,16 @@
 import { type Database, Statement } from "bun:sqlite";
 import { openAccountsDb } from "./db.ts";
 import { generateApiKey, hashApiKey, keyPrefix, newId } from "./keys.ts";
-import type { Accounts, ApiKeyInfo, Debit, IdempotentResponse, Result, User } from "./seam.ts";
+import type {
+  Accounts,
+  ApiKeyInfo,
+  Debit,
+  ExportClaim,
+  ExportClaimResult,
+  IdempotentResponse,
+  Result,
+  User,
+} from "./seam.ts";
 
 /**
  * What is remembered for idempotent replays, per user: at most this many responses and this
@@ -356,6 +365,52 @@ export class AccountsStore implements Accounts {
   /** Forgets remembered responses older than `before`. */
   purgeIdempotent(before: string): number {
     return this.db.query("DELETE FROM idempotency WHERE created_at < $before").run({ before }).changes;
+  }
+
+  /** Claims an export's payment: read and written in one immediate transaction (other processes wait). */
+  claimExport(claim: ExportClaim, leaseUntil: number, now: number): ExportClaimResult {
+    return this.db
+      .transaction((): ExportClaimResult => {
+        const held = this.db
+          .query<{ claimant: string | null; until: number }, { u: string; e: string }>(
+            "SELECT claimant, until FROM export_payments WHERE user_id = $u AND export = $e",
+          )
+          .get({ u: claim.userId, e: claim.export });
+        if (held && held.until > now) return held.claimant === null ? "free" : "busy";
+        this.db
+          .query(
+            `INSERT OR REPLACE INTO export_payments (user_id, export, claimant, until)
+             VALUES ($u, $e, $c, $until)`,
+          )
+          .run({ u: claim.userId, e: claim.export, c: claim.claimant, until: leaseUntil });
+        return "pay";
+      })
+      .immediate();
+  }
+
+  renewExport(claim: ExportClaim, leaseUntil: number): void {
+    this.db
+      .query("UPDATE export_payments SET until = $until WHERE user_id = $u AND export = $e AND claimant = $c")
+      .run({ u: claim.userId, e: claim.export, c: claim.claimant, until: leaseUntil });
+  }
+
+  settleExport(claim: ExportClaim, paidUntil: number | null): void {
+    const row = { u: claim.userId, e: claim.export, c: claim.claimant };
+    if (paidUntil === null)
+      this.db
+        .query("DELETE FROM export_payments WHERE user_id = $u AND export = $e AND claimant = $c")
+        .run(row);
+    else
+      this.db
+        .query(
+          `UPDATE export_payments SET claimant = NULL, until = $until
+           WHERE user_id = $u AND export = $e AND claimant = $c`,
+        )
+        .run({ ...row, until: paidUntil });
+  }
+
+  sweepExports(now: number): number {
+    return this.db.query("DELETE FROM export_payments WHERE until <= $now").run({ now }).changes;
   }
 
   /** Changes whenever another connection commits; a cheap "did anything change?" probe. */

@@ -11,6 +11,8 @@ import type {
   CommitResult,
   Debit,
   EndpointUsage,
+  ExportClaim,
+  ExportClaimResult,
   IdempotentResponse,
   Reservation,
   ReserveResult,
@@ -22,7 +24,7 @@ import { Guard } from "./guard.ts";
 import { checkSchema } from "./migrate.ts";
 
 /** The channel on which a change of users, keys or balances is announced to every replica. */
-const CHANNEL = "stockd_accounts";
+export const CHANNEL = "stockd_accounts";
 /** `last_used_at` is a hint for operators: one write a second per key is enough. */
 const TOUCH_EVERY_MS = 1_000;
 /** How often, and for how long, a commit whose outcome is unknown is tried again. */
@@ -654,6 +656,66 @@ export class PgAccounts implements Accounts, Biller {
     const rows = await this.q(
       this.sql`DELETE FROM idempotency WHERE created_at < ${before} RETURNING 1`,
       "purge idempotent",
+    );
+    return rows.length;
+  }
+
+  /**
+   * Claims an export's payment in one statement: the row is inserted, or taken over when its
+   * time is over; of two claims at once, the second waits on the first's row and finds it
+   * held. When it is not taken, the row says why (read again if it went meanwhile).
+   */
+  async claimExport(claim: ExportClaim, leaseUntil: number, now: number): Promise<ExportClaimResult> {
+    for (;;) {
+      const taken = await this.q(
+        this.sql`
+          INSERT INTO export_payments (user_id, export, claimant, until)
+          VALUES (${claim.userId}, ${claim.export}, ${claim.claimant}, ${leaseUntil})
+          ON CONFLICT (user_id, export) DO UPDATE SET claimant = excluded.claimant, until = excluded.until
+          WHERE export_payments.until <= ${now}
+          RETURNING 1`,
+        "claim export",
+      );
+      if (taken.length > 0) return "pay";
+      const [held] = await this.q(
+        this.sql`
+          SELECT claimant, until::float8 AS until FROM export_payments
+          WHERE user_id = ${claim.userId} AND export = ${claim.export}`,
+        "read export claim",
+      );
+      if (held && (held.until as number) > now) return held.claimant === null ? "free" : "busy";
+    }
+  }
+
+  async renewExport(claim: ExportClaim, leaseUntil: number): Promise<void> {
+    await this.q(
+      this.sql`
+        UPDATE export_payments SET until = ${leaseUntil}
+        WHERE user_id = ${claim.userId} AND export = ${claim.export} AND claimant = ${claim.claimant}`,
+      "renew export claim",
+    );
+  }
+
+  /** Ends a claim; tried again while the database does not answer (the statements are idempotent). */
+  async settleExport(claim: ExportClaim, paidUntil: number | null): Promise<void> {
+    const { userId, export: file, claimant } = claim;
+    await this.retried(
+      () =>
+        paidUntil === null
+          ? this.sql`
+              DELETE FROM export_payments
+              WHERE user_id = ${userId} AND export = ${file} AND claimant = ${claimant}`
+          : this.sql`
+              UPDATE export_payments SET claimant = NULL, until = ${paidUntil}
+              WHERE user_id = ${userId} AND export = ${file} AND claimant = ${claimant}`,
+      "settle export claim",
+    );
+  }
+
+  async sweepExports(now: number): Promise<number> {
+    const rows = await this.q(
+      this.sql`DELETE FROM export_payments WHERE until <= ${now} RETURNING 1`,
+      "sweep export payments",
     );
     return rows.length;
   }
