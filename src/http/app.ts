@@ -14,14 +14,9 @@ import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { type Route, routesPlugin } from "./route.ts";
 import { batchRoutes } from "./routes/batch.ts";
-import { calendarRoutes } from "./routes/calendar.ts";
-import { derivedRoutes } from "./routes/documents.ts";
+import { dataRoutes } from "./routes/data.ts";
 import { exportRoutes } from "./routes/exports.ts";
-import { filingsRoutes } from "./routes/filings.ts";
 import { screenerRoutes } from "./routes/screener.ts";
-import { securitiesRoutes } from "./routes/securities.ts";
-import { statementsRoutes } from "./routes/statements.ts";
-import { stocksRoutes } from "./routes/stocks.ts";
 import { systemRoutes } from "./routes/system.ts";
 
 interface AppDeps {
@@ -53,12 +48,7 @@ export function createApp(deps: AppDeps) {
   });
   const routes: Route[] = [
     ...systemRoutes(deps.billing, deps.accounts),
-    ...securitiesRoutes,
-    ...stocksRoutes,
-    ...filingsRoutes,
-    ...statementsRoutes,
-    ...derivedRoutes,
-    ...calendarRoutes,
+    ...dataRoutes,
     ...screenerRoutes,
     ...exportRoutes(),
   ];

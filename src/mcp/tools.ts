@@ -2,13 +2,7 @@ import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 import { queryParams } from "../http/params.ts";
 import type { Endpoint } from "../http/pricing.ts";
-import type { Route } from "../http/route.ts";
-import { calendarRoutes } from "../http/routes/calendar.ts";
-import { derivedRoutes } from "../http/routes/documents.ts";
-import { filingsRoutes } from "../http/routes/filings.ts";
-import { securitiesRoutes } from "../http/routes/securities.ts";
-import { statementsRoutes } from "../http/routes/statements.ts";
-import { stocksRoutes } from "../http/routes/stocks.ts";
+import { dataRoutes } from "../http/routes/data.ts";
 
 /** The REST call a tool makes for valid arguments: a path and its query (undefined: left out). */
 export interface RestCall {
@@ -32,18 +26,9 @@ export interface ToolSpec {
 
 type Args = Record<string, unknown>;
 
-const ROUTES: readonly Route[] = [
-  ...securitiesRoutes,
-  ...stocksRoutes,
-  ...filingsRoutes,
-  ...statementsRoutes,
-  ...derivedRoutes,
-  ...calendarRoutes,
-];
-
 /** A REST route's parameter schema by name (path or query): the tools take the same models. */
 function param(endpoint: Endpoint, name: string): TSchema {
-  const route = ROUTES.find((r) => r.endpoint === endpoint);
+  const route = dataRoutes.find((r) => r.endpoint === endpoint);
   const schema = route?.params?.properties[name] ?? route?.query?.properties[name];
   if (!schema) throw new Error(`route ${endpoint} has no parameter ${name}`);
   return schema;
@@ -51,7 +36,7 @@ function param(endpoint: Endpoint, name: string): TSchema {
 
 /** Those of `names` that the route takes, as its schemas have them (optional ones stay optional). */
 function params(endpoint: Endpoint, names: readonly string[]): TProperties {
-  const route = ROUTES.find((r) => r.endpoint === endpoint);
+  const route = dataRoutes.find((r) => r.endpoint === endpoint);
   const taken = names.filter((name) => route?.query?.properties[name]);
   return Object.fromEntries(taken.map((name) => [name, param(endpoint, name)]));
 }
@@ -62,9 +47,6 @@ function forward(properties: TProperties, args: Args): RestCall["query"] {
     Object.keys(properties).map((name) => [name, args[name] as string | number | undefined]),
   );
 }
-
-/** A REST route's parameter, optional whatever the route says. */
-const optional = (endpoint: Endpoint, name: string) => t.Optional(param(endpoint, name));
 
 /** A tool's arguments: no others allowed; those with a default are not required. */
 function input(properties: TProperties): TObject {
@@ -128,6 +110,21 @@ export function monthEnds(rows: readonly { date: string }[]): { date: string }[]
   return rows.filter((row, i) => rows[i + 1]?.date.slice(0, 7) !== row.date.slice(0, 7));
 }
 
+/** The REST parameters each tool passes on, as their routes define them. */
+const SEARCH = params("search", ["query", "page", "per_page"]);
+const STATEMENT_QUERY = params("income_statement", ["period_type", "start", "end", "limit"]);
+const PRICE_RANGE = params("price", ["start_date", "end_date"]);
+const INSIDER_QUERY = params("insider_tradings", ["start", "end", "limit"]);
+const FILINGS_QUERY = params("sec_filings", [
+  "ticker",
+  "cik",
+  "form",
+  "start",
+  "end",
+  "accession_number",
+  "page",
+  "per_page",
+]);
 /** The earnings calendar's parameters: its filters and its counts (a row limit, or pages). */
 const CALENDAR = params("calendar", ["ticker", "cik", "start", "end", "limit", "page", "per_page"]);
 
@@ -139,16 +136,9 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "search_securities",
     description:
       "Find securities by ticker or company name words; returns ticker, name, exchange and ids, best match first. Use it first to resolve a name to a symbol. 1 credit.",
-    input: input({
-      query: param("search", "query"),
-      page: param("search", "page"),
-      per_page: param("search", "per_page"),
-    }),
+    input: input(SEARCH),
     paged: false,
-    rest: (args) => ({
-      path: "/securities/search",
-      query: { query: args.query as string, page: args.page as number, per_page: args.per_page as number },
-    }),
+    rest: (args) => ({ path: "/securities/search", query: forward(SEARCH, args) }),
   },
   {
     name: "get_company",
@@ -170,21 +160,13 @@ export const TOOLS: readonly ToolSpec[] = [
           error: "statement: must be income, balance_sheet or cash_flow",
         },
       ),
-      period_type: optional("income_statement", "period_type"),
-      start: optional("income_statement", "start"),
-      end: optional("income_statement", "end"),
-      limit: param("income_statement", "limit"),
+      ...STATEMENT_QUERY,
       cursor: Cursor,
     }),
     paged: true,
     rest: (args) => ({
       path: at(STATEMENTS[args.statement as keyof typeof STATEMENTS], args),
-      query: {
-        period_type: args.period_type as string | undefined,
-        start: args.start as string | undefined,
-        end: args.end as string | undefined,
-        limit: args.limit as number,
-      },
+      query: forward(STATEMENT_QUERY, args),
     }),
   },
   {
@@ -193,8 +175,7 @@ export const TOOLS: readonly ToolSpec[] = [
       "Daily prices in [start_date, end_date], oldest first: open, high, low, close in the price currency, volume in shares; sampling=monthly keeps each month's last trading day. 1 credit a call.",
     input: input({
       symbol: symbol(),
-      start_date: param("price", "start_date"),
-      end_date: param("price", "end_date"),
+      ...PRICE_RANGE,
       sampling: t.Union([t.Literal("daily"), t.Literal("monthly")], {
         default: "daily",
         description: "daily (default), or monthly: the last trading day of each month",
@@ -203,10 +184,7 @@ export const TOOLS: readonly ToolSpec[] = [
       cursor: Cursor,
     }),
     paged: true,
-    rest: (args) => ({
-      path: at("/stocks/:symbol/price", args),
-      query: { start_date: args.start_date as string, end_date: args.end_date as string },
-    }),
+    rest: (args) => ({ path: at("/stocks/:symbol/price", args), query: forward(PRICE_RANGE, args) }),
     transform: (body, args) =>
       args.sampling === "monthly" && Array.isArray(body) ? monthEnds(body as { date: string }[]) : body,
   },
@@ -248,48 +226,20 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "get_insider_trades",
     description:
       "Open-market insider purchases (P) and sales (S) from SEC Form 4, newest first: shares, price and value = shares × price in the security's currency, owner and title, shares owned after. 1 credit.",
-    input: input({
-      symbol: symbol(),
-      start: optional("insider_tradings", "start"),
-      end: optional("insider_tradings", "end"),
-      limit: param("insider_tradings", "limit"),
-      cursor: Cursor,
-    }),
+    input: input({ symbol: symbol(), ...INSIDER_QUERY, cursor: Cursor }),
     paged: true,
     rest: (args) => ({
       path: at("/securities/:symbol/insider_tradings", args),
-      query: {
-        start: args.start as string | undefined,
-        end: args.end as string | undefined,
-        limit: args.limit as number,
-      },
+      query: forward(INSIDER_QUERY, args),
     }),
   },
   {
     name: "get_filings",
     description:
       "SEC filings (form type, filing and report dates, link to the document), newest first, filtered by ticker or CIK, form, date range or accession number. 1 credit.",
-    input: input({
-      ticker: optional("sec_filings", "ticker"),
-      cik: optional("sec_filings", "cik"),
-      form: optional("sec_filings", "form"),
-      start: optional("sec_filings", "start"),
-      end: optional("sec_filings", "end"),
-      accession_number: optional("sec_filings", "accession_number"),
-      page: param("sec_filings", "page"),
-      per_page: param("sec_filings", "per_page"),
-      cursor: Cursor,
-    }),
+    input: input({ ...FILINGS_QUERY, cursor: Cursor }),
     paged: true,
-    rest: (args) => ({
-      path: "/sec_filings",
-      query: Object.fromEntries(
-        ["ticker", "cik", "form", "start", "end", "accession_number", "page", "per_page"].map((n) => [
-          n,
-          args[n] as string | number | undefined,
-        ]),
-      ),
-    }),
+    rest: (args) => ({ path: "/sec_filings", query: forward(FILINGS_QUERY, args) }),
   },
   {
     name: "get_earnings_calendar",
