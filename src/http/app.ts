@@ -50,7 +50,7 @@ export function createApp(deps: AppDeps) {
     ...systemRoutes(deps.billing, deps.accounts),
     ...dataRoutes,
     ...screenerRoutes,
-    ...exportRoutes(),
+    ...exportRoutes(deps.accounts),
   ];
   routes.push(...batchRoutes(routes));
   const idempotency = new IdempotencyGate(deps.accounts);

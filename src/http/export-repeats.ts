@@ -1,59 +1,127 @@
+import type { Accounts, ExportClaim } from "../accounts/seam.ts";
+
 /** How long after an export was charged and delivered its repeated reads are free. */
 export const EXPORT_REPEAT_WINDOW_MS = 24 * 3600 * 1000;
-/** Grants held before expired ones are swept (bounds memory under many users and files). */
-const SWEEP_AT = 10_000;
+/**
+ * How long a paying read holds its export without renewing: a process that stops while one
+ * is paying (a crash) leaves the next read to pay after this long.
+ */
+const LEASE_MS = 60_000;
+/** How often the leases of the reads paying in this process are renewed. */
+const RENEW_EVERY_MS = LEASE_MS / 3;
+/** How often a read waiting for another process's paying read looks again. */
+const POLL_MS = 100;
+/** How often the payments and claims that are over are swept from the store. */
+const SWEEP_EVERY_MS = 3600 * 1000;
 
 /** Reports the outcome of the call that pays for an export: true once charged and delivered. */
 export type Payment = (paid: boolean) => void;
 
+/** The times of export payments; the tests move them. */
+export interface RepeatTimes {
+  windowMs?: number;
+  now?: () => number;
+}
+
 /**
- * Which exports each user has paid for, and until when repeats are free (in this process:
- * a restart forgets them, and the next read is charged again).
+ * Which exports each user has paid for, and until when repeats are free: kept in the accounts
+ * store (export_payments), so that a restart keeps them and every replica shares them.
  *
  * A read claims the export: free while a payment of the same user for the same file stands
  * (charged and delivered within the window); while another read of it is paying, it waits for
- * that one's outcome; otherwise it is the one that pays, and reports how that went. So
- * concurrent reads (DuckDB's parallel range requests) are charged once, and a read whose
- * answer was not a 2xx, or was not delivered (refunded), leaves the next read to pay.
+ * that one's outcome (in this process, on it; in another, by looking again every POLL_MS);
+ * otherwise it is the one that pays, and reports how that went. So concurrent reads (DuckDB's
+ * parallel range requests) are charged once, and a read whose answer was not a 2xx, or was
+ * not delivered (refunded), leaves the next read to pay: its claim is dropped.
  */
 export class ExportRepeats {
-  private readonly paid = new Map<string, number>();
-  private readonly paying = new Map<string, Promise<void>>();
+  /** The reads paying in this process, by user and export: what a read here waits on. */
+  private readonly paying = new Map<string, { claim: ExportClaim; done: Promise<void> }>();
+  private renewing: ReturnType<typeof setInterval> | null = null;
+  private swept = Number.NEGATIVE_INFINITY;
+  private readonly windowMs: number;
+  private readonly now: () => number;
 
   constructor(
-    private readonly windowMs = EXPORT_REPEAT_WINDOW_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly store: Accounts,
+    times: RepeatTimes = {},
+  ) {
+    this.windowMs = times.windowMs ?? EXPORT_REPEAT_WINDOW_MS;
+    this.now = times.now ?? Date.now;
+  }
 
   /** null when this read is free; else the report its outcome must be given (once). */
-  async claim(key: string): Promise<Payment | null> {
-    for (;;) {
-      const until = this.paid.get(key);
-      if (until !== undefined && until > this.now()) return null;
-      const paying = this.paying.get(key);
-      if (!paying) break;
-      await paying;
-    }
+  async claim(userId: string, file: string): Promise<Payment | null> {
+    await this.sweep();
+    const local = `${userId}\u0000${file}`;
+    const claim: ExportClaim = { userId, export: file, claimant: crypto.randomUUID() };
     let done: () => void = () => {};
-    this.paying.set(
-      key,
-      new Promise<void>((resolve) => {
-        done = resolve;
-      }),
-    );
+    for (;;) {
+      const here = this.paying.get(local);
+      if (here) {
+        await here.done;
+        continue;
+      }
+      // Held while the store is asked, so that the other reads of this process wait on it.
+      const entry = { claim, done: new Promise<void>((resolve) => (done = resolve)) };
+      this.paying.set(local, entry);
+      let found: Awaited<ReturnType<Accounts["claimExport"]>>;
+      try {
+        const now = this.now();
+        found = await this.store.claimExport(claim, now + LEASE_MS, now);
+      } catch (error) {
+        this.release(local, done);
+        throw error;
+      }
+      if (found === "pay") break;
+      this.release(local, done);
+      if (found === "free") return null;
+      await Bun.sleep(POLL_MS);
+    }
+    this.renewLeases();
     let reported = false;
     return (paid) => {
       if (reported) return;
       reported = true;
-      this.paying.delete(key);
-      if (paid) this.grant(key);
-      done();
+      // A settle that fails leaves the claim to end with its lease: the next read pays.
+      void Promise.resolve()
+        .then(() => this.store.settleExport(claim, paid ? this.now() + this.windowMs : null))
+        .catch(() => {})
+        .finally(() => this.release(local, done));
     };
   }
 
-  private grant(key: string): void {
+  /** This process's read of the export no longer pays: the reads waiting on it go on. */
+  private release(local: string, done: () => void): void {
+    this.paying.delete(local);
+    if (this.paying.size === 0) this.stopRenewing();
+    done();
+  }
+
+  /** Renews the leases of this process's paying reads while there are any. */
+  private renewLeases(): void {
+    if (this.renewing) return;
+    this.renewing = setInterval(() => {
+      const until = this.now() + LEASE_MS;
+      // A renewal that fails is tried again at the next tick; the lease outlasts two misses.
+      for (const { claim } of this.paying.values())
+        void Promise.resolve()
+          .then(() => this.store.renewExport(claim, until))
+          .catch(() => {});
+    }, RENEW_EVERY_MS);
+    this.renewing.unref?.();
+  }
+
+  private stopRenewing(): void {
+    if (this.renewing) clearInterval(this.renewing);
+    this.renewing = null;
+  }
+
+  /** Sweeps what is over, at most once per SWEEP_EVERY_MS (on the first claim after it). */
+  private async sweep(): Promise<void> {
     const now = this.now();
-    if (this.paid.size >= SWEEP_AT) for (const [k, until] of this.paid) if (until <= now) this.paid.delete(k);
-    this.paid.set(key, now + this.windowMs);
+    if (now - this.swept < SWEEP_EVERY_MS) return;
+    this.swept = now;
+    await this.store.sweepExports(now);
   }
 }

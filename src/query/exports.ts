@@ -70,7 +70,7 @@ let line: Promise<unknown> = Promise.resolve();
 export interface MadeFiles {
   /** The folder of the files made for the snapshot. */
   readonly dir: string;
-  /** The server's cache: bound its folder (`dir`'s parent) to this many bytes before making a file. */
+  /** The server's cache: bound its folder (`dir`'s parent) to this many bytes after making a file (makeRoom). */
   readonly cacheBytes?: number;
 }
 
@@ -93,9 +93,10 @@ export async function exportFile(
     pending = existingFile(snapshot, path).then(
       (file) =>
         file ??
-        inLine(() => {
-          if (made.cacheBytes !== undefined) makeRoom(made.dir, made.cacheBytes);
-          return makeFile(snapshot, table, format, path);
+        inLine(async () => {
+          const file = await makeFile(snapshot, table, format, path);
+          if (made.cacheBytes !== undefined) makeRoom(made.dir, made.cacheBytes, file.path);
+          return file;
         }),
     );
     pending.catch(() => making.delete(path));
@@ -194,34 +195,41 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
- * Makes room in the export cache before a file of the snapshot whose folder is `dir` is made:
- * the folders of snapshots no longer on disk are removed, and while the cache holds more than
- * `maxBytes`, the least recently made folders of other snapshots (a file being sent from one
- * that goes fails its read, and the call is refunded as undelivered).
+ * Keeps the export cache (`dir`'s parent: the files made for every snapshot, the active one's
+ * too; not the snapshots' own Parquet files, served where they are) within `maxBytes` once
+ * `made` was made: the folders of snapshots no longer on disk are removed, then, while the
+ * cache holds more, made files one by one, other snapshots' before this one's, the least
+ * recently made first; never `made` (needed now, even when it alone is larger) nor a file
+ * still being written. A file being sent that goes fails its read, and the call is refunded
+ * as undelivered; one asked for again is made again.
  */
-function makeRoom(dir: string, maxBytes: number): void {
+function makeRoom(dir: string, maxBytes: number, made: string): void {
   const root = dirname(dir);
   const dataDir = dirname(root);
-  if (!existsSync(root)) return;
-  const kept: { path: string; bytes: number; mtime: number }[] = [];
+  const files: { path: string; bytes: number; mtime: number; other: boolean }[] = [];
+  let total = 0;
   for (const name of readdirSync(root)) {
-    const path = join(root, name);
-    if (path === dir) continue;
-    if (!isSnapshotId(name) || !existsSync(join(snapshotDir(dataDir, name), "manifest.json")))
-      rmSync(path, { recursive: true, force: true });
-    else kept.push({ path, ...folderSize(path) });
+    const folder = join(root, name);
+    if (
+      folder !== dir &&
+      (!isSnapshotId(name) || !existsSync(join(snapshotDir(dataDir, name), "manifest.json")))
+    ) {
+      rmSync(folder, { recursive: true, force: true });
+      continue;
+    }
+    for (const file of readdirSync(folder)) {
+      const path = join(folder, file);
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) continue;
+      total += stat.size;
+      if (path !== made && !file.endsWith(".partial"))
+        files.push({ path, bytes: stat.size, mtime: stat.mtimeMs, other: folder !== dir });
+    }
   }
-  let total = folderSize(dir).bytes + kept.reduce((sum, k) => sum + k.bytes, 0);
-  for (const k of kept.sort((a, b) => a.mtime - b.mtime)) {
+  files.sort((a, b) => Number(b.other) - Number(a.other) || a.mtime - b.mtime);
+  for (const file of files) {
     if (total <= maxBytes) break;
-    rmSync(k.path, { recursive: true, force: true });
-    total -= k.bytes;
+    rmSync(file.path, { force: true });
+    total -= file.bytes;
   }
-}
-
-function folderSize(dir: string): { bytes: number; mtime: number } {
-  if (!existsSync(dir)) return { bytes: 0, mtime: 0 };
-  let bytes = 0;
-  for (const name of readdirSync(dir)) bytes += statSync(join(dir, name)).size;
-  return { bytes, mtime: statSync(dir).mtimeMs };
 }

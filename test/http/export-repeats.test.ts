@@ -1,43 +1,187 @@
 /**
- * ExportRepeats on a clock the test moves: a paid export is free until its window ends, then
- * pays again; reads waiting for a paying one are free once it paid, and one of them pays when
- * it did not; an outcome reported twice counts once.
+ * ExportRepeats over the accounts store, on a clock the test moves: bun:sqlite always, and
+ * PostgreSQL on a cluster of this file's own when its server binaries are installed (else
+ * skipped with a notice). A paid export is free until its window ends, then pays again; reads
+ * waiting for a paying one are free once it paid, and one of them pays when it did not; an
+ * outcome reported twice counts once; what was paid survives a new ExportRepeats on the same
+ * store (a restart) and is shared by another on the same database (a replica); two first
+ * reads at once in two processes pay once; a paying read never settled (its process gone)
+ * holds the export for its lease only; what is over is swept.
  */
-import { expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { PgAccounts } from "../../src/accounts/pg/accounts.ts";
+import { migratePostgres } from "../../src/accounts/pg/migrate.ts";
+import type { Accounts } from "../../src/accounts/seam.ts";
+import { AccountsStore } from "../../src/accounts/store.ts";
 import { ExportRepeats } from "../../src/http/export-repeats.ts";
+import { tempDir } from "../helpers/env.ts";
+import { type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
 
 const HOUR = 3600_000;
+const LEASE = 60_000;
 
 function clock() {
-  let now = 0;
+  let now = Date.parse("2026-01-01T00:00:00Z");
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-test("free within the window after a paid read, charged again after it", async () => {
-  const time = clock();
-  const repeats = new ExportRepeats(24 * HOUR, time.now);
-  const pay = await repeats.claim("u\u0000s\u0000prices.parquet");
-  expect(pay).not.toBeNull();
-  pay?.(true);
-  time.advance(24 * HOUR - 1);
-  expect(await repeats.claim("u\u0000s\u0000prices.parquet")).toBeNull();
-  // Another user, another file: their own payment.
-  expect(await repeats.claim("v\u0000s\u0000prices.parquet")).not.toBeNull();
-  expect(await repeats.claim("u\u0000s\u0000prices.csv")).not.toBeNull();
-  time.advance(1);
-  expect(await repeats.claim("u\u0000s\u0000prices.parquet")).not.toBeNull();
+/** Two connections to one fresh accounts store: two processes, or one before and after a restart. */
+interface Stores {
+  one: Accounts;
+  two: Accounts;
+  close(): Promise<void>;
+}
+
+interface Subject {
+  name: string;
+  open(): Promise<Stores>;
+}
+
+const sqlite: Subject = {
+  name: "bun:sqlite",
+  async open() {
+    const path = join(tempDir("stockd-repeats-"), "accounts.db");
+    const [one, two] = [AccountsStore.open(path), AccountsStore.open(path)];
+    return {
+      one,
+      two,
+      async close() {
+        one.close();
+        two.close();
+      },
+    };
+  },
+};
+
+let cluster: PostgresCluster | null = null;
+let databases = 0;
+
+const postgres: Subject = {
+  name: "PostgreSQL",
+  async open() {
+    const url = await (cluster as PostgresCluster).database(`repeats${++databases}`);
+    const admin = new SQL(url);
+    await migratePostgres(admin);
+    await admin.close();
+    const [one, two] = await Promise.all([PgAccounts.open({ url }), PgAccounts.open({ url })]);
+    return {
+      one,
+      two,
+      async close() {
+        await one.close();
+        await two.close();
+      },
+    };
+  },
+};
+
+const subjects: Subject[] = [sqlite];
+if (postgresBinaries()) subjects.push(postgres);
+else console.warn("PostgreSQL server binaries not found: export repeats are tested on SQLite only");
+
+beforeAll(async () => {
+  if (postgresBinaries()) cluster = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.stop();
 });
 
-test("reads waiting for the paying one: free when it paid, one pays when it did not", async () => {
-  const repeats = new ExportRepeats(HOUR, clock().now);
-  const first = await repeats.claim("k");
-  const waiting = [repeats.claim("k"), repeats.claim("k")];
-  first?.(false);
-  // One of the waiting reads becomes the payer; the other waits for it in turn.
-  const second = await Promise.race(waiting);
-  expect(second).not.toBeNull();
-  second?.(true);
-  second?.(false);
-  expect(await Promise.all(waiting)).toContain(null);
-  expect(await repeats.claim("k")).toBeNull();
-});
+async function newUser(accounts: Accounts): Promise<string> {
+  const user = await accounts.createUser(`u${crypto.randomUUID()}@example.test`, 0);
+  if (!user.ok) throw new Error(user.message);
+  return user.value.id;
+}
+
+for (const subject of subjects) {
+  describe(`export repeats on ${subject.name}`, () => {
+    let s: Stores;
+    beforeAll(async () => {
+      s = await subject.open();
+    }, 30_000);
+    afterAll(() => s.close());
+
+    test("free within the window after a paid read, charged again after it; kept across a restart", async () => {
+      const time = clock();
+      const [u, v] = [await newUser(s.one), await newUser(s.one)];
+      const repeats = new ExportRepeats(s.one, { windowMs: 24 * HOUR, now: time.now });
+      const pay = await repeats.claim(u, "s/prices.parquet");
+      expect(pay).not.toBeNull();
+      pay?.(true);
+      await Bun.sleep(50);
+      time.advance(24 * HOUR - 1);
+      expect(await repeats.claim(u, "s/prices.parquet")).toBeNull();
+      // The process restarted (or another replica): the payment is in the store.
+      const restarted = new ExportRepeats(s.two, { windowMs: 24 * HOUR, now: time.now });
+      expect(await restarted.claim(u, "s/prices.parquet")).toBeNull();
+      // Another user, another file: their own payment.
+      expect(await repeats.claim(v, "s/prices.parquet")).not.toBeNull();
+      expect(await repeats.claim(u, "s/prices.csv")).not.toBeNull();
+      time.advance(1);
+      expect(await restarted.claim(u, "s/prices.parquet")).not.toBeNull();
+    });
+
+    test("reads waiting for the paying one: free when it paid, one pays when it did not", async () => {
+      const u = await newUser(s.one);
+      const repeats = new ExportRepeats(s.one, { windowMs: HOUR, now: clock().now });
+      const first = await repeats.claim(u, "k");
+      const waiting = [repeats.claim(u, "k"), repeats.claim(u, "k")];
+      first?.(false);
+      // One of the waiting reads becomes the payer; the other waits for it in turn.
+      const second = await Promise.race(waiting);
+      expect(second).not.toBeNull();
+      second?.(true);
+      second?.(false);
+      expect(await Promise.all(waiting)).toContain(null);
+      expect(await repeats.claim(u, "k")).toBeNull();
+    });
+
+    test("two first reads at once in two processes: one pays, the other waits for it and is free", async () => {
+      const time = clock();
+      const u = await newUser(s.one);
+      const [a, b] = [s.one, s.two].map((store) => new ExportRepeats(store, { now: time.now }));
+      const claims = [(a as ExportRepeats).claim(u, "k"), (b as ExportRepeats).claim(u, "k")];
+      const payer = await Promise.race(claims);
+      expect(payer).not.toBeNull();
+      await Bun.sleep(300);
+      payer?.(true);
+      const outcomes = await Promise.all(claims);
+      expect(outcomes.filter((o) => o === null)).toHaveLength(1);
+    });
+
+    test("another process's read that does not pay leaves the next to pay", async () => {
+      const time = clock();
+      const u = await newUser(s.one);
+      const [a, b] = [s.one, s.two].map((store) => new ExportRepeats(store, { now: time.now }));
+      const payer = await (a as ExportRepeats).claim(u, "k");
+      const waiting = (b as ExportRepeats).claim(u, "k");
+      await Bun.sleep(300);
+      payer?.(false);
+      const next = await waiting;
+      expect(next).not.toBeNull();
+      next?.(true);
+      expect(await (a as ExportRepeats).claim(u, "k")).toBeNull();
+    });
+
+    test("a paying read never settled holds the export for its lease only; what is over is swept", async () => {
+      const time = clock();
+      const u = await newUser(s.one);
+      const gone = new ExportRepeats(s.one, { windowMs: HOUR, now: time.now });
+      expect(await gone.claim(u, "k")).not.toBeNull();
+      // Its process stopped without a word: another waits while the lease lasts, then pays.
+      const other = new ExportRepeats(s.two, { windowMs: HOUR, now: time.now });
+      const waiting = other.claim(u, "k");
+      await Bun.sleep(300);
+      time.advance(LEASE);
+      const next = await waiting;
+      expect(next).not.toBeNull();
+      next?.(true);
+      await Bun.sleep(50);
+      expect(await s.two.sweepExports(time.now())).toBe(0);
+      expect(await s.two.sweepExports(time.now() + HOUR)).toBeGreaterThanOrEqual(1);
+      expect(await other.claim(u, "k")).not.toBeNull();
+    });
+  });
+}

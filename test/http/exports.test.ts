@@ -3,19 +3,22 @@
  * list names every table of the snapshot with its rows, sizes and price; each table's Parquet
  * file, read back with DuckDB, holds what the JSON endpoints serve; the CSV files have the
  * Parquet's columns and rows; ranges stitch into the whole file; an export is charged once per
- * user and file (a repeat, a range, a HEAD and a 304 are free; concurrent reads pay once); an
- * answer that is not delivered, or not a 2xx, costs nothing and leaves the next read to pay; a
- * pinned snapshot's export is that snapshot's.
+ * user and file (a repeat, a range, a HEAD and a 304 are free; concurrent reads pay once; a
+ * payment outlives a restart); an answer that is not delivered, or not a 2xx, costs nothing
+ * and leaves the next read to pay; HEAD of a CSV not made yet makes nothing (no length); the
+ * export cache's cap holds over every made file; a pinned snapshot's export is that snapshot's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { writeDemoSources } from "../../src/demo/index.ts";
 import { exportPrice } from "../../src/http/routes/exports.ts";
 import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { readCsv } from "../../src/ingest/sources/csv.ts";
+import { exportFile, findExport } from "../../src/query/exports.ts";
+import type { LoadedSnapshot } from "../../src/query/snapshot.ts";
 import { Db, openDuckDb } from "../../src/snapshot/duckdb.ts";
 import { tempDir } from "../helpers/env.ts";
 import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
@@ -125,6 +128,84 @@ describe("the list", () => {
     }
   });
 });
+
+describe("HEAD of a CSV", () => {
+  test("never makes it: without Content-Length before its first GET, free; with the file's length after", async () => {
+    const { key: mine, userId } = server.newKey(100);
+    const head = () => server.get("/exports/securities.csv", mine, { method: "HEAD" });
+    const before = await head();
+    expect([before.status, before.headers.get("x-credits-charged")]).toEqual([200, "0"]);
+    expect(before.headers.get("content-length")).toBeNull();
+    expect(before.headers.get("content-type")).toStartWith("text/csv");
+    expect(await before.text()).toBe("");
+    const listed = (await (await server.get("/exports", mine)).json()) as { tables: ExportEntry[] };
+    expect(listed.tables.find((e) => e.name === "securities")?.csv.bytes).toBeNull();
+    // The raw answer: a head with no length, then the next answer on the same connection.
+    const raw = await rawExchange(
+      `HEAD /exports/securities.csv HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${mine}\r\n\r\n` +
+        `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    expect(raw).toStartWith("HTTP/1.1 200");
+    expect(raw.split("\r\n\r\n")[0]?.toLowerCase()).not.toContain("content-length");
+    expect(raw.split("\r\n\r\n")[0]?.toLowerCase()).not.toContain("transfer-encoding");
+    expect(raw.split("\r\n\r\n")[1]).toStartWith("HTTP/1.1 200");
+    const csv = await download("/exports/securities.csv", mine);
+    const after = await head();
+    expect([after.status, after.headers.get("content-length")]).toEqual([200, String(csv.byteLength)]);
+    expect(after.headers.get("x-credits-charged")).toBe("0");
+    expect(usageRows(server, userId).credits).toBe(entry("securities").credits);
+  });
+});
+
+/** What the server answers to `requests` written at once on one connection, until it closes. */
+async function rawExchange(requests: string): Promise<string> {
+  const socket = connect(server.port, "127.0.0.1");
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.write(requests);
+  await new Promise((resolve) => socket.once("close", resolve));
+  return Buffer.concat(chunks).toString("latin1");
+}
+
+describe("the export cache", () => {
+  test("its cap counts every made file, the active snapshot's too: past it the oldest go, never the one just made", async () => {
+    const snapshot = server.snapshots.current() as LoadedSnapshot;
+    const names = ["companies", "filings", "securities", "dividends"];
+    const sizes = new Map<string, number>();
+    const probe = { dir: join(tempDir(), "exports", snapshot.id) };
+    for (const name of names)
+      sizes.set(name, (await exportFile(snapshot, findTable(snapshot, name), "csv", probe)).bytes);
+    // Room for the two largest files: never for all four.
+    const sorted = [...sizes.values()].sort((a, b) => b - a);
+    const cap = (sorted[0] as number) + (sorted[1] as number);
+    const made = { dir: join(tempDir(), "exports", snapshot.id), cacheBytes: cap };
+    // A folder of a snapshot not on disk goes at once.
+    mkdirSync(join(dirname(made.dir), "20000101T000000Z-gone00"), { recursive: true });
+    const order: string[] = [];
+    for (const name of names) {
+      const file = await exportFile(snapshot, findTable(snapshot, name), "csv", made);
+      order.push(`${name}.csv`);
+      const kept = readdirSync(made.dir);
+      const total = kept.reduce((sum, f) => sum + statSync(join(made.dir, f)).size, 0);
+      expect(kept).toContain(`${name}.csv`);
+      expect(file.bytes).toBe(sizes.get(name) as number);
+      expect(total).toBeLessThanOrEqual(cap);
+      // What is kept is the newest files: the oldest went first.
+      expect(order.slice(order.length - kept.length).sort()).toEqual(kept.sort());
+    }
+    expect(readdirSync(dirname(made.dir))).toEqual([snapshot.id]);
+    expect(readdirSync(made.dir).length).toBeLessThan(names.length);
+    // A file that went is made again when asked for.
+    const again = await exportFile(snapshot, findTable(snapshot, "companies"), "csv", made);
+    expect(again.bytes).toBe(sizes.get("companies") as number);
+  }, 60_000);
+});
+
+function findTable(snapshot: LoadedSnapshot, name: string) {
+  const table = findExport(snapshot, name);
+  if (!table) throw new Error(`no export ${name}`);
+  return table;
+}
 
 describe("each table's file holds what the endpoints serve", () => {
   test("every Parquet file reads back with DuckDB with its listed rows; its CSV has the same columns and rows", async () => {
@@ -504,6 +585,26 @@ describe("billing", () => {
     const paid = await server.get("/exports/prices.parquet", poor, { headers: { range: "bytes=0-0" } });
     expect([paid.status, paid.headers.get("x-credits-charged")]).toEqual([206, String(price)]);
   });
+
+  test("a paid export stays free after a restart: another server process over the same data dir", async () => {
+    const { key: mine, userId } = server.newKey(100);
+    const price = entry("companies").credits;
+    const first = await server.get("/exports/companies.parquet", mine, { headers: { range: "bytes=0-9" } });
+    expect([first.status, first.headers.get("x-credits-charged")]).toEqual([206, String(price)]);
+    await first.arrayBuffer();
+    const restarted = await startTestServer(server.dataDir);
+    try {
+      const again = await restarted.get("/exports/companies.parquet", mine);
+      expect([again.status, again.headers.get("x-credits-charged")]).toEqual([200, "0"]);
+      await again.arrayBuffer();
+      const csv = await restarted.get("/exports/companies.csv", mine, { headers: { range: "bytes=0-9" } });
+      expect(csv.headers.get("x-credits-charged")).toBe(String(price));
+      await csv.arrayBuffer();
+    } finally {
+      await restarted.stop();
+    }
+    expectLedgerConsistent(server, userId, 100 - 2 * price);
+  }, 60_000);
 
   test("an answer not delivered is refunded, and the next read pays", async () => {
     const { key: mine, userId } = server.newKey(100);

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { SQL } from "bun";
 import accounts001 from "./migrations/001_accounts.sql" with { type: "text" };
+import exportPayments002 from "./migrations/002_export_payments.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -22,7 +23,10 @@ function migration(version: number, name: string, sql: string): Migration {
 }
 
 /** Never edit a released file: append a new one. */
-export const PG_MIGRATIONS: readonly Migration[] = [migration(1, "001_accounts.sql", accounts001)];
+export const PG_MIGRATIONS: readonly Migration[] = [
+  migration(1, "001_accounts.sql", accounts001),
+  migration(2, "002_export_payments.sql", exportPayments002),
+];
 
 /** The schema version this build needs. */
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { t } from "elysia";
+import type { Accounts } from "../../accounts/seam.ts";
 import { ApiError } from "../../errors.ts";
 import {
   type ExportFile,
@@ -94,7 +95,7 @@ const list = defineRoute({
   },
 });
 
-/** A CSV file's size when it was made already, else null (the list makes no CSV). */
+/** A CSV file's size when it was made already, else null (the list and HEAD make no CSV). */
 function madeSize(snapshot: LoadedSnapshot, table: ExportTable): number | null {
   return (
     statSync(join(madeFiles(snapshot).dir, `${table.name}.csv`), { throwIfNoEntry: false })?.size ?? null
@@ -109,6 +110,27 @@ function exportOf(snapshot: LoadedSnapshot, file: string): { table: ExportTable;
   return { table, format: file.slice(dot + 1) as ExportFormat };
 }
 
+/** The header fields of every answer with a file. */
+const fileHeaders = (format: ExportFormat, name: string): Record<string, string> => ({
+  "content-type": CONTENT_TYPES[format],
+  "accept-ranges": "bytes",
+  "content-disposition": `attachment; filename="${name}.${format}"`,
+});
+
+/**
+ * HEAD of a CSV (free) never makes it: a CSV not made yet is answered without Content-Length
+ * (RFC 9110 §8.6 lets a HEAD omit it), and its first GET makes it. A Parquet file's HEAD has
+ * its length: the file is the snapshot's own or one the list makes anyway (its price needs it).
+ */
+function csvHead(snapshot: LoadedSnapshot, table: ExportTable): Response {
+  const headers = fileHeaders("csv", table.name);
+  const bytes = madeSize(snapshot, table);
+  return new Response(null, {
+    status: 200,
+    headers: bytes === null ? headers : { ...headers, "content-length": String(bytes) },
+  });
+}
+
 /** The file's bytes, or the one range the call asks for (`If-Range` naming another tag: the whole file). */
 function fileAnswer(call: Call, file: ExportFile, format: ExportFormat, name: string): Response {
   const ifRange = call.request.headers.get("if-range");
@@ -116,11 +138,7 @@ function fileAnswer(call: Call, file: ExportFile, format: ExportFormat, name: st
     ifRange !== null && ifRange !== call.etag
       ? null
       : requestedRange(call.request.headers.get("range"), file.bytes);
-  const headers = {
-    "content-type": CONTENT_TYPES[format],
-    "accept-ranges": "bytes",
-    "content-disposition": `attachment; filename="${name}.${format}"`,
-  };
+  const headers = fileHeaders(format, name);
   const whole = Bun.file(file.path);
   if (range === null) return streamed(whole, 200, headers);
   const part = whole.slice(range.start, range.end + 1);
@@ -150,20 +168,21 @@ function fileRoute(repeats: ExportRepeats): Route {
       if (call.request.method === "HEAD") return 0;
       const parquet = await exportFile(snapshot, table, "parquet", madeFiles(snapshot));
       const key = call.key as NonNullable<Call["key"]>;
-      const payment = await repeats.claim(`${key.user_id}\u0000${snapshot.id}\u0000${params.file}`);
+      const payment = await repeats.claim(key.user_id, `${snapshot.id}/${params.file}`);
       if (payment === null) return 0;
       call.outcome = payment;
       return exportPrice(parquet.bytes);
     },
     async handler({ snapshot, call, params }) {
       const { table, format } = exportOf(snapshot, params.file);
+      if (call.request.method === "HEAD" && format === "csv") return csvHead(snapshot, table);
       const file = await exportFile(snapshot, table, format, madeFiles(snapshot));
       return fileAnswer(call, file, format, table.name);
     },
   });
 }
 
-/** The export routes, with the record of which exports each user has paid for. */
-export function exportRoutes(): Route[] {
-  return [list, fileRoute(new ExportRepeats())];
+/** The export routes, with the record of which exports each user has paid for (kept in `accounts`). */
+export function exportRoutes(accounts: Accounts): Route[] {
+  return [list, fileRoute(new ExportRepeats(accounts))];
 }
