@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { rng } from "../src/demo/universe.ts";
+import { inProcessApp } from "./lib/in-process.ts";
 import { modeOf } from "./lib/modes.ts";
 import { median } from "./lib/stats.ts";
 import { universeOf } from "./lib/universe.ts";
@@ -34,40 +35,14 @@ const mode = modeOf(values.mode ?? "quick");
 const root = resolve(values.root ?? REPO);
 const rounds = Number(values.rounds ?? 1000);
 
-// The checkout under test, loaded by path so that `--root` can measure another version.
-const { Billing } = await import(join(root, "src/accounts/billing.ts"));
-const { AccountsStore } = await import(join(root, "src/accounts/store.ts"));
-const { createApp } = await import(join(root, "src/http/app.ts"));
-const { createLogger } = await import(join(root, "src/log.ts"));
-const { openDuckDb } = await import(join(root, "src/snapshot/duckdb.ts"));
-const { SnapshotService } = await import(join(root, "src/query/snapshot.ts"));
-
 const cacheDir = join(REPO, ".bench-cache", mode.name);
 const universe = universeOf(cacheDir, mode.universe);
 const dir = mkdtempSync(join(tmpdir(), "stockd-edge-calls-"));
 for (const entry of ["snapshots", "CURRENT"]) symlinkSync(join(cacheDir, "data", entry), join(dir, entry));
 
-const log = createLogger("warn");
-const accounts = AccountsStore.open(join(dir, "accounts.db"));
-const keys = Array.from({ length: USERS }, (_, i) => {
-  const user = accounts.createUser(`edge-${i}@bench.invalid`, 1_000_000_000);
-  if (!user.ok) throw new Error(user.message);
-  return accounts.createKey(user.value.id, "bench", null).key as string;
-});
-const billing = new Billing(accounts, 1000);
-const duckdb = await openDuckDb();
-const snapshots = new SnapshotService(duckdb, dir, log);
-await snapshots.refresh();
-const unlimited = {
-  ratePerSecond: 1e9,
-  burst: 1e9,
-  maxInFlight: 1e9,
-  maxInFlightPerUser: 1e9,
-  heavySlots: 1e9,
-  authFailuresPerMinute: 1e9,
-  requestTimeoutMs: 10_000,
-};
-const { handle } = createApp({ accounts, billing, snapshots, log, version: "bench", limits: unlimited });
+// The checkout under test, loaded by path so that `--root` can measure another version.
+const bench = await inProcessApp(root, dir, { users: USERS });
+const { keys } = bench;
 
 /** 64 requests for random symbols and keys, made once and sent every round. */
 function requests(path: string, query: (random: () => number) => string) {
@@ -94,7 +69,7 @@ const cases = [
 for (const c of cases) {
   const batch = requests(c.path, c.query);
   const round = async () => {
-    const replies = await Promise.all(batch.map((r) => handle(r)));
+    const replies = await Promise.all(batch.map((r) => bench.app.handle(r)));
     for (const reply of replies) if (reply.status !== 200) throw new Error(`${c.name}: ${reply.status}`);
   };
   for (let i = 0; i < rounds / 2; i++) await round();
@@ -111,8 +86,5 @@ for (const c of cases) {
   );
 }
 
-billing.close();
-snapshots.close();
-accounts.close();
-duckdb.closeSync();
+bench.close();
 rmSync(dir, { recursive: true, force: true });

@@ -8,20 +8,15 @@
  *
  * `bun bench/mcp-calls.ts [--rounds 200]`
  */
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { Billing } from "../src/accounts/billing.ts";
-import { AccountsStore } from "../src/accounts/store.ts";
 import { buildDemo } from "../src/demo/index.ts";
-import { createApp } from "../src/http/app.ts";
 import type { Reply } from "../src/http/context.ts";
-import { createLogger } from "../src/log.ts";
 import { mcpDoor } from "../src/mcp/door.ts";
 import { callTool } from "../src/mcp/server.ts";
-import { SnapshotService } from "../src/query/snapshot.ts";
-import { openDuckDb } from "../src/snapshot/duckdb.ts";
 import { tempDir } from "../test/helpers/env.ts";
+import { inProcessApp } from "./lib/in-process.ts";
 import { median } from "./lib/stats.ts";
 
 const CONNECTIONS = 64;
@@ -33,41 +28,19 @@ const rounds = Number(values.rounds ?? 200);
 
 const dir = tempDir("stockd-mcp-calls-");
 await buildDemo(dir);
-const log = createLogger("warn");
-const accounts = AccountsStore.open(join(dir, "accounts.db"));
-const user = accounts.createUser("mcp@bench.invalid", 1_000_000_000);
-if (!user.ok) throw new Error(user.message);
-const key = accounts.createKey(user.value.id, "bench", null).key as string;
-const billing = new Billing(accounts, 1000);
-const duckdb = await openDuckDb();
-const snapshots = new SnapshotService(duckdb, dir, log);
-await snapshots.refresh();
-const unlimited = {
-  ratePerSecond: 1e9,
-  burst: 1e9,
-  maxInFlight: 1e9,
-  maxInFlightPerUser: 1e9,
-  heavySlots: 1e9,
-  authFailuresPerMinute: 1e9,
-  requestTimeoutMs: 10_000,
-};
-const active = () => snapshots.current()?.manifest ?? null;
-const door = mcpDoor({
-  billing,
-  oauth: { verifyAccessToken: () => null },
-  publicUrl: () => ORIGIN,
-  allowedHosts: [],
-  activeSnapshot: active,
+const bench = await inProcessApp(resolve(import.meta.dir, ".."), dir, {
+  users: 1,
+  doors: (deps) => [
+    mcpDoor({
+      ...deps,
+      oauth: { verifyAccessToken: () => null },
+      publicUrl: () => ORIGIN,
+      allowedHosts: [],
+    }),
+  ],
 });
-const app = createApp({
-  accounts,
-  billing,
-  snapshots,
-  log,
-  version: "bench",
-  limits: unlimited,
-  doors: [door],
-});
+const { app, activeSnapshot: active } = bench;
+const key = bench.keys[0] as string;
 
 /** One call through the edge as the transport makes it: the reply's body read, delivery reported. */
 async function send(request: Request): Promise<number> {
@@ -176,7 +149,4 @@ console.log(
   `${"tools/list".padEnd(22)} ${"".padStart(8)} ${"".padStart(10)} ${listModern.toFixed(1).padStart(11)} ${listLegacy.toFixed(1).padStart(11)}   (the SDK's own cost: no REST call)`,
 );
 
-billing.close();
-snapshots.close();
-accounts.close();
-duckdb.closeSync();
+bench.close();
