@@ -106,14 +106,13 @@ export async function startPostgres(): Promise<PostgresCluster> {
     },
     async restart() {
       const running = server as Subprocess | null;
-      signalPostmaster(data, "SIGKILL");
+      crash(data);
       await running?.exited;
-      // A killed postmaster leaves its backends for a moment; the next one waits for them.
       await start();
     },
     async stop() {
       const running = server as Subprocess | null;
-      signalPostmaster(data, "SIGINT");
+      shutDown(data);
       await running?.exited;
       rmSync(dir, { recursive: true, force: true });
     },
@@ -121,12 +120,41 @@ export async function startPostgres(): Promise<PostgresCluster> {
 }
 
 /**
- * Signals the postmaster by the pid in its data directory (runuser, its parent here, does not
- * pass every signal on): SIGINT is a fast shutdown, SIGKILL a crash.
+ * A fast shutdown: SIGINT to the postmaster by the pid in its data directory (runuser, its
+ * parent here, does not pass every signal on); nothing when it is gone already.
  */
-function signalPostmaster(data: string, signal: NodeJS.Signals): void {
+function shutDown(data: string): void {
+  try {
+    const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    if (Number.isSafeInteger(pid) && pid > 0) process.kill(pid, "SIGINT");
+  } catch {}
+}
+
+/**
+ * A crash of the whole server, as a machine losing power sees it: the postmaster and every
+ * backend it started SIGKILLed at once. (A postmaster killed alone leaves backends that hold
+ * its shared memory and may still commit, and the next postmaster refuses to start until
+ * they are gone.)
+ */
+function crash(data: string): void {
   const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-  if (Number.isSafeInteger(pid) && pid > 0) process.kill(pid, signal);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return;
+  const backends = readdirSync("/proc").filter((entry) => /^[0-9]+$/.test(entry) && parentOf(entry) === pid);
+  for (const each of [pid, ...backends.map(Number)]) {
+    try {
+      process.kill(each, "SIGKILL");
+    } catch {}
+  }
+}
+
+/** A process's parent pid, from `/proc/PID/stat` (0 when it is gone). */
+function parentOf(pid: string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
 }
 
 /** Waits (up to 20 s) until the server accepts connections. */

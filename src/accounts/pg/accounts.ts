@@ -234,7 +234,8 @@ export class PgAccounts implements Accounts, Biller {
 
   private async hold(key: ApiKeyInfo, cost: number): Promise<ReserveResult> {
     const id = randomUUID();
-    const rows = await this.q(
+    const rows = await this.reserving(
+      id,
       this.sql`
         WITH u AS (
           UPDATE users SET reserved = reserved + ${cost}
@@ -246,7 +247,6 @@ export class PgAccounts implements Accounts, Biller {
         )
         SELECT (SELECT available FROM u) AS held,
                (SELECT (balance - reserved)::float8 FROM users WHERE id = ${key.user_id}) AS was`,
-      "reserve",
     );
     const row = rows[0] as { held: number | null; was: number | null } | undefined;
     if (row?.held === null || row?.held === undefined) {
@@ -258,11 +258,33 @@ export class PgAccounts implements Accounts, Biller {
     return { ok: true, reservation: { id, userId: key.user_id, keyId: key.id, cost, settled: false } };
   }
 
+  /**
+   * The reserve statement. When the database does not answer in time, the call is refused
+   * (503), but the statement sent may still be committed, or have been with its answer lost:
+   * once it settles, the reservation it may have made is released, so that its credits are
+   * not held until its expiry. (An open breaker refuses before anything is sent.)
+   */
+  private async reserving(id: string, statement: SQL.Query<Row[]>): Promise<Row[]> {
+    const sent = !this.guard.open;
+    try {
+      return await this.q(statement, "reserve");
+    } catch (error) {
+      if (sent && error instanceof ApiError) {
+        const release = () => this.releaseId(id);
+        statement.then(release, release);
+      }
+      throw error;
+    }
+  }
+
   release(reservation: Reservation): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    const { id } = reservation;
-    if (id === undefined) return;
+    if (reservation.id !== undefined) this.releaseId(reservation.id);
+  }
+
+  /** Gives back the credits of reservation `id` if it is held (a no-op for one never made or gone). */
+  private releaseId(id: string): void {
     this.track(
       this.retried(
         () => this.sql`
