@@ -36,7 +36,17 @@ export interface Config {
   /** How often the server looks for key and credit changes made by other processes. */
   readonly accountsPollMs: number;
   readonly limits: Limits;
+  /** How the per-key rate is counted when several replicas serve (docs/scale-out.md). */
+  readonly rateSharing: RateSharing;
   readonly sync: SyncSettings;
+}
+
+/** How the per-key rate limit is counted across replicas (docs/scale-out.md). */
+export interface RateSharing {
+  /** The replicas serving; without Redis each counts `limits / replicas` of its own. */
+  readonly replicas: number;
+  /** The Redis all replicas count the rate in (the limit then holds exactly); null: none. */
+  readonly redisUrl: string | null;
 }
 
 /** Settings of `stockd sync` (docs/sync.md): the SEC client and the price provider. */
@@ -133,6 +143,8 @@ export const SETTINGS = {
   },
   rate_limit_per_second: { flag: null, env: "STOCKD_RATE_LIMIT_PER_SECOND", fallback: "100" },
   rate_limit_burst: { flag: null, env: "STOCKD_RATE_LIMIT_BURST", fallback: "200" },
+  rate_limit_replicas: { flag: null, env: "STOCKD_RATE_LIMIT_REPLICAS", fallback: "1" },
+  redis_url: { flag: null, env: "STOCKD_REDIS_URL", fallback: null },
   max_in_flight_per_key: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_KEY", fallback: "64" },
   max_in_flight_per_user: { flag: null, env: "STOCKD_MAX_IN_FLIGHT_PER_USER", fallback: "256" },
   heavy_calls_at_once: { flag: null, env: "STOCKD_HEAVY_CALLS_AT_ONCE", fallback: "2" },
@@ -199,6 +211,10 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
       heavySlots: parsePositive(raw("heavy_calls_at_once")),
       authFailuresPerMinute: parsePositive(raw("auth_failures_per_minute")),
       requestTimeoutMs: parsePositive(raw("request_timeout_ms")),
+    }),
+    rateSharing: Object.freeze({
+      replicas: parsePositive(raw("rate_limit_replicas")),
+      redisUrl: parseRedisUrl(raw("redis_url")),
     }),
     sync: Object.freeze({
       secUserAgent: parseUserAgent(raw("sec_user_agent")),
@@ -342,6 +358,16 @@ function parseAccountsUrl(raw: Raw): string | null {
   )
     throw new ConfigError(
       `${raw.where}: expected a postgres://user@host:port/database URL; the value is not shown`,
+    );
+  return raw.value;
+}
+
+/** A `redis://` or `rediss://` URL; its password is never repeated in an error. */
+function parseRedisUrl(raw: Raw): string | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string" || !/^rediss?:\/\/[^\s]+$/.test(raw.value) || !URL.canParse(raw.value))
+    throw new ConfigError(
+      `${raw.where}: expected a redis://[user:password@]host:port URL (rediss:// for TLS); the value is not shown`,
     );
   return raw.value;
 }

@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
 import type { Door } from "./http/doors.ts";
 import { AuthFailureThrottle } from "./http/limits.ts";
+import { openKeyRate } from "./http/shared-rate.ts";
 import { listenHttp } from "./http/transport.ts";
 import type { Logger } from "./log.ts";
 import { mcpDoor } from "./mcp/door.ts";
@@ -55,6 +56,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   snapshots.watch(config.accountsPollMs);
   // The URL clients reach this server at: the configured one, else known once it listens.
   let publicUrl = config.publicUrl ?? "";
+  const rate = openKeyRate(config.limits, config.rateSharing, log);
   const { handle, delivered, bodyLimit, idempotency } = createApp({
     accounts,
     billing,
@@ -62,6 +64,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     log,
     version: VERSION,
     limits: config.limits,
+    rate,
     metricsToken: config.metricsToken,
     // Paths outside the REST API, each with its own methods and body limit (http/doors.ts).
     doors: doors(opened, config, snapshots, () => publicUrl),
@@ -98,6 +101,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // process's memory and vanish with it, which is the same as releasing them. Those cut
       // off while being written were refunded before the transport's stop returned.
       await opened.close();
+      rate.close();
       snapshots.close();
       instance.closeSync();
       log.info("stopped");

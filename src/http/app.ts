@@ -10,6 +10,7 @@ import { bodyLimit, type Door } from "./doors.ts";
 import { Edge } from "./edge.ts";
 import { fastPathMatcher } from "./fast-path.ts";
 import { IdempotencyGate } from "./idempotency.ts";
+import { type KeyRate, RateLimiter } from "./limits.ts";
 import { Metrics } from "./metrics.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { type Route, routesPlugin } from "./route.ts";
@@ -26,6 +27,11 @@ interface AppDeps {
   log: Logger;
   version: string;
   limits: Limits;
+  /**
+   * The per-key rate (server.ts: this replica's share, or the count shared in Redis); absent,
+   * a token bucket of `limits` in this process.
+   */
+  rate?: KeyRate;
   /** Enables `GET /metrics` behind this bearer token; absent or null: /metrics is a 404. */
   metricsToken?: string | null;
   /** The paths outside the REST API that take their own methods and bodies (doors.ts). */
@@ -41,8 +47,10 @@ interface AppDeps {
  * response went out. Nothing listens here.
  */
 export function createApp(deps: AppDeps) {
+  const rate = deps.rate ?? new RateLimiter(deps.limits.ratePerSecond, deps.limits.burst);
   const metrics = new Metrics({
     token: deps.metricsToken ?? null,
+    rate,
     snapshot: () => deps.snapshots.current()?.manifest ?? null,
     version: deps.version,
   });
@@ -62,6 +70,7 @@ export function createApp(deps: AppDeps) {
     log: deps.log,
     metrics,
     limits: deps.limits,
+    rate,
     idempotency,
     route: (request): Promise<Response> => app.handle(request),
     fastPath,

@@ -11,7 +11,14 @@ import { attachCall, Call, type Client, type Dispatch, IN_PROCESS, type Reply } 
 import { type Door, type DoorInput, doorOf, type Gate, type RestAnswer } from "./doors.ts";
 import { answerFast, type FastMatch } from "./fast-path.ts";
 import { beginIdempotent, type IdempotencyGate } from "./idempotency.ts";
-import { AuthFailureThrottle, FairGate, InFlightLimiter, RateLimiter } from "./limits.ts";
+import {
+  AuthFailureThrottle,
+  FairGate,
+  InFlightLimiter,
+  type KeyRate,
+  type RateVerdict,
+  rateHeaders,
+} from "./limits.ts";
 import type { Metrics } from "./metrics.ts";
 import { errorResponse } from "./plugins/errors.ts";
 import { PRICING } from "./pricing.ts";
@@ -29,6 +36,8 @@ interface EdgeDeps {
   log: Logger;
   metrics: Metrics;
   limits: Limits;
+  /** The per-key rate: this process's token bucket, or a count shared by the replicas. */
+  rate: KeyRate;
   idempotency: IdempotencyGate;
   /** The routed app (Elysia's `handle`). */
   route: (request: Request) => Promise<Response>;
@@ -56,7 +65,7 @@ interface EdgeDeps {
  * response was not delivered, and counts and logs the call.
  */
 export class Edge {
-  private readonly rate: RateLimiter;
+  private readonly rate: KeyRate;
   private readonly inFlight: InFlightLimiter;
   private readonly userInFlight: InFlightLimiter;
   private readonly heavy: FairGate;
@@ -65,7 +74,7 @@ export class Edge {
   private readonly after: Settlement;
 
   constructor(private readonly deps: EdgeDeps) {
-    this.rate = new RateLimiter(deps.limits.ratePerSecond, deps.limits.burst);
+    this.rate = deps.rate;
     this.inFlight = new InFlightLimiter(deps.limits.maxInFlight);
     this.userInFlight = new InFlightLimiter(deps.limits.maxInFlightPerUser);
     this.heavy = new FairGate(deps.limits.heavySlots);
@@ -105,11 +114,21 @@ export class Edge {
     const early = this.admit(call, door);
     if (early) return this.after.finish(call, early);
     if (door) return this.passDoor(call, door);
-    if (!PUBLIC.test(call.url.pathname)) {
-      const refused = this.authenticate(call) ?? this.limit(call);
-      if (refused) return this.after.finish(call, problemResponse(refused, call.requestId));
-    }
-    return this.serve(call);
+    if (PUBLIC.test(call.url.pathname)) return this.serve(call);
+    return this.passOn(call, this.authenticate(call) ?? this.limit(call), (c) => this.serve(c));
+  }
+
+  /**
+   * The call answered with the error its checks returned, or else passed on to `next`; checks
+   * that must ask another process (a rate counted in Redis) are awaited.
+   */
+  private passOn(
+    call: Call,
+    refused: ApiError | null | Promise<ApiError | null>,
+    next: (call: Call) => Reply | Promise<Reply>,
+  ): Reply | Promise<Reply> {
+    if (refused instanceof Promise) return refused.then((error) => this.passOn(call, error, next));
+    return refused ? this.after.finish(call, problemResponse(refused, call.requestId)) : next(call);
   }
 
   /** admit: the answer to a request refused or served before anything else, or null. */
@@ -149,11 +168,9 @@ export class Edge {
    * calls may run while that body is made, e.g. an SSE stream written as tools answer).
    */
   private passDoor(call: Call, door: Door): Reply | Promise<Reply> {
-    if (door.gate) {
-      const refused = this.authenticate(call, door.gate) ?? this.limit(call);
-      if (refused) return this.after.finish(call, problemResponse(refused, call.requestId));
-    }
-    return this.serveDoor(call, door);
+    if (!door.gate) return this.serveDoor(call, door);
+    const refused = this.authenticate(call, door.gate) ?? this.limit(call);
+    return this.passOn(call, refused, (c) => this.serveDoor(c, door));
   }
 
   private async serveDoor(call: Call, door: Door): Promise<Reply> {
@@ -193,7 +210,7 @@ export class Edge {
     const url = new URL(target, "http://stockd.local");
     const headers = { authorization: `Bearer ${presented}` };
     const call = new Call(new Request(url.href, { headers }), url, IN_PROCESS, this.viaApp);
-    const refused = this.authenticate(call) ?? this.limit(call);
+    const refused = this.authenticate(call) ?? (await this.limit(call));
     if (refused) {
       const { status, headers, body } = problem(refused, call.requestId);
       return { status, headers, body: Buffer.from(body) };
@@ -220,7 +237,7 @@ export class Edge {
     call.key = parent.key;
     call.parent = parent;
     call.ledgerName = ledgerName;
-    const refused = this.subCallRefusal(parent, url);
+    const refused = await this.subCallRefusal(parent, url);
     let reply: Reply;
     try {
       reply = refused
@@ -249,13 +266,12 @@ export class Edge {
    * token covers its first REST call; each further one takes a token, so one request carrying
    * many tool calls is limited as that many REST calls), then a count not written in digits.
    */
-  private subCallRefusal(parent: Call, url: URL): ApiError | null {
+  private subCallRefusal(parent: Call, url: URL): ApiError | null | Promise<ApiError | null> {
     parent.restCalls++;
-    if (parent.key && parent.restCalls > 1) {
-      const rate = this.rate.take(parent.key.id);
-      if (!rate.ok) return rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0));
-    }
-    return countError(url);
+    if (!parent.key || parent.restCalls === 1) return countError(url);
+    const rate = this.rate.take(parent.key.id);
+    const refusal = (verdict: RateVerdict) => (verdict.ok ? countError(url) : rateRefusal(verdict));
+    return rate instanceof Promise ? rate.then(refusal) : refusal(rate);
   }
 
   /**
@@ -263,10 +279,18 @@ export class Edge {
    * one of its user, given back when its routed work ends: `release`), or returns the error to
    * answer with. The rate limit's header fields go on the answer.
    */
-  private limit(call: Call): ApiError | null {
+  private limit(call: Call): ApiError | null | Promise<ApiError | null> {
     const key = call.key as NonNullable<Call["key"]>;
     const rate = this.rate.take(key.id);
-    if (!rate.ok) return rateLimited(rate.reason, rate.retryAfterSeconds, this.rate.headers(0));
+    return rate instanceof Promise
+      ? rate.then((verdict) => this.places(call, verdict))
+      : this.places(call, rate);
+  }
+
+  /** The rest of `limit` once the key's rate has answered. */
+  private places(call: Call, rate: RateVerdict): ApiError | null {
+    const key = call.key as NonNullable<Call["key"]>;
+    if (!rate.ok) return rateRefusal(rate);
     // A bad count is a 400 like any other bad parameter: after the rate limit, before the call
     // takes an in-flight place.
     const badCount = countError(call.url);
@@ -277,7 +301,7 @@ export class Edge {
       this.inFlight.leave(key.id);
       return rateLimited("too many calls of this user in flight", 1);
     }
-    call.headers = this.rate.headers(rate.remaining);
+    call.headers = rateHeaders(rate);
     return null;
   }
 
@@ -462,6 +486,11 @@ export class Edge {
     this.deps.log.error("unhandled error at the edge", { request_id: requestId, error: String(error) });
     return problem(INTERNAL, requestId);
   }
+}
+
+/** The 429 of a call its key's rate refused, with `Retry-After` and the RateLimit fields. */
+function rateRefusal(verdict: Extract<RateVerdict, { ok: false }>): ApiError {
+  return rateLimited(verdict.reason, verdict.retryAfterSeconds, rateHeaders(verdict));
 }
 
 /** The answer to anything unexpected: it says nothing of its cause (the log has it). */

@@ -1,9 +1,60 @@
 /**
- * Per-key and per-address limits of the HTTP edge. All in memory: they protect one serving
- * process, and restart with it.
+ * Per-key and per-address limits of the HTTP edge, in memory: they protect one serving
+ * process, and restart with it. The per-key rate may instead be counted across replicas in
+ * Redis (shared-rate.ts), behind the same `KeyRate` seam.
  */
 
-type LimitVerdict = { ok: true } | { ok: false; retryAfterSeconds: number; reason: string };
+/**
+ * What a key's rate says of one call: a token taken (with what is left of the burst and the
+ * seconds until it is whole again), or the seconds until a token is free. `policy` is the
+ * `RateLimit-Policy` value of the count that answered.
+ */
+export type RateVerdict =
+  | { ok: true; remaining: number; resetSeconds: number; policy: string }
+  | { ok: false; retryAfterSeconds: number; reason: string; policy: string };
+
+/**
+ * The per-key rate limit, one token a call: this process's token bucket (`RateLimiter`), or
+ * a count shared by every replica (`SharedRate`, shared-rate.ts). A verdict the process can
+ * give at once is returned as it is; only a shared count is awaited.
+ */
+export interface KeyRate {
+  take(key: string): RateVerdict | Promise<RateVerdict>;
+  /** Whether the count is shared across replicas now (false: this process's own). */
+  readonly shared: boolean;
+  /** How many calls the shared count failed and this process's own answered instead. */
+  readonly fallbacks: number;
+  close(): void;
+}
+
+/** The reason of every refusal by a key's rate. */
+export const RATE_EXCEEDED = "rate limit exceeded";
+
+/**
+ * `RateLimit-Policy` and `RateLimit` (IETF draft-ietf-httpapi-ratelimit-headers): the policy
+ * `"burst"`, and what is left of it. A refusal says `r=0` and, as `t`, the same seconds as its
+ * `Retry-After` (the draft: a `Retry-After` never earlier than the end of `t`).
+ */
+export function rateHeaders(verdict: RateVerdict): Record<string, string> {
+  const left = verdict.ok
+    ? `r=${verdict.remaining};t=${verdict.resetSeconds}`
+    : `r=0;t=${verdict.retryAfterSeconds}`;
+  return { "ratelimit-policy": verdict.policy, ratelimit: `"burst";${left}` };
+}
+
+/** The `RateLimit-Policy` value of a bucket of `burst` tokens refilled at `rate` a second. */
+export function burstPolicy(rate: number, burst: number): string {
+  return `"burst";q=${burst};w=${Math.max(1, Math.ceil(burst / rate))}`;
+}
+
+/**
+ * This process's share of a limit counted over `replicas` processes (`rate_limit_replicas`):
+ * the rate divided by their number, and the burst too (at least one token), so that all of
+ * them together grant at most the configured limit.
+ */
+export function replicaShare(rate: number, burst: number, replicas: number): { rate: number; burst: number } {
+  return { rate: rate / replicas, burst: Math.max(1, Math.floor(burst / replicas)) };
+}
 
 interface Bucket {
   tokens: number;
@@ -13,11 +64,10 @@ interface Bucket {
 /** How many idle entries a limiter keeps before it sweeps: memory stays bounded under floods. */
 const SWEEP_AT = 50_000;
 
-/**
- * A token bucket per key: `burst` tokens, refilled at `rate` per second. One call takes one
- * token. Headers follow the IETF RateLimit draft (`RateLimit-Policy`, `RateLimit`).
- */
-export class RateLimiter {
+/** A token bucket per key: `burst` tokens, refilled at `rate` per second. One call takes one token. */
+export class RateLimiter implements KeyRate {
+  readonly shared = false;
+  readonly fallbacks = 0;
   private readonly buckets = new Map<string, Bucket>();
   private readonly policy: string;
 
@@ -26,29 +76,24 @@ export class RateLimiter {
     private readonly burst: number,
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.policy = `"burst";q=${burst};w=${Math.max(1, Math.ceil(burst / rate))}`;
+    this.policy = burstPolicy(rate, burst);
   }
 
   /** Takes a token for `key`, or says how long until one is free. */
-  take(key: string): LimitVerdict & { remaining: number } {
+  take(key: string): RateVerdict {
     const at = this.now();
     const bucket = this.refill(key, at);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { ok: true, remaining: Math.floor(bucket.tokens) };
+      const remaining = Math.floor(bucket.tokens);
+      const resetSeconds = Math.ceil((this.burst - bucket.tokens) / this.rate);
+      return { ok: true, remaining, resetSeconds, policy: this.policy };
     }
     const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate));
-    return { ok: false, retryAfterSeconds: wait, reason: "rate limit exceeded", remaining: 0 };
+    return { ok: false, retryAfterSeconds: wait, reason: RATE_EXCEEDED, policy: this.policy };
   }
 
-  /** `RateLimit-Policy` and `RateLimit` header values for a key's current state. */
-  headers(remaining: number): Record<string, string> {
-    const reset = remaining >= this.burst ? 0 : Math.ceil((this.burst - remaining) / this.rate);
-    return {
-      "ratelimit-policy": this.policy,
-      ratelimit: `"burst";r=${remaining};t=${reset}`,
-    };
-  }
+  close(): void {}
 
   private refill(key: string, at: number): Bucket {
     let bucket = this.buckets.get(key);

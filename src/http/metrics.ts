@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, problemResponse } from "../errors.ts";
 import type { Manifest } from "../snapshot/store.ts";
+import type { KeyRate } from "./limits.ts";
 
 /** Latency buckets in seconds (Prometheus client defaults, which suit an HTTP API). */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
@@ -13,6 +14,8 @@ interface MetricsOptions {
   /** The manifest of the snapshot being served, if any. */
   snapshot: () => Manifest | null;
   version: string;
+  /** The per-key rate: whether it is shared across replicas now, and how often it was not. */
+  rate: Pick<KeyRate, "shared" | "fallbacks">;
   now?: () => number;
 }
 
@@ -95,6 +98,7 @@ export class Metrics {
       ...this.renderLatency(),
       ...this.renderCredits(),
       ...this.renderSnapshot(),
+      ...this.renderRate(),
       ...family("stockd_build_info", "gauge", "The running version.", [
         `stockd_build_info${labels({ version: this.options.version })} 1`,
       ]),
@@ -154,6 +158,24 @@ export class Metrics {
         "gauge",
         "Seconds since the served snapshot was created.",
         age,
+      ),
+    ];
+  }
+
+  private renderRate(): string[] {
+    const { shared, fallbacks } = this.options.rate;
+    return [
+      ...family(
+        "stockd_rate_limit_shared",
+        "gauge",
+        "1 while the per-key rate is counted in Redis across replicas, else 0 (this replica's share).",
+        [`stockd_rate_limit_shared ${shared ? 1 : 0}`],
+      ),
+      ...family(
+        "stockd_rate_limit_fallbacks_total",
+        "counter",
+        "Calls whose rate Redis could not count, counted by this replica's share instead.",
+        [`stockd_rate_limit_fallbacks_total ${fallbacks}`],
       ),
     ];
   }

@@ -146,6 +146,31 @@ describe("bad settings: exit 2 naming the setting and its source", () => {
     expect(result.err).not.toContain("hunter2");
   });
 
+  test("a Redis URL that is not redis:// or rediss:// is refused without printing it; the replicas are a positive integer", () => {
+    const dir = tempDir();
+    const message = (env: Record<string, string>) => {
+      try {
+        loadConfig({}, env, dir);
+        return "";
+      } catch (error) {
+        return String(error);
+      }
+    };
+    const refused = message({ STOCKD_REDIS_URL: "http://user:s3cret@cache:6379" });
+    expect(refused).toContain("STOCKD_REDIS_URL: expected a redis://");
+    expect(refused).not.toContain("s3cret");
+    expect(message({ STOCKD_RATE_LIMIT_REPLICAS: "0" })).toContain(
+      "STOCKD_RATE_LIMIT_REPLICAS: expected a positive integer",
+    );
+    const config = loadConfig(
+      {},
+      { STOCKD_REDIS_URL: "rediss://:pw@cache:6380", STOCKD_RATE_LIMIT_REPLICAS: "3" },
+      dir,
+    );
+    expect(config.rateSharing).toEqual({ replicas: 3, redisUrl: "rediss://:pw@cache:6380" });
+    expect(loadConfig({}, {}, dir).rateSharing).toEqual({ replicas: 1, redisUrl: null });
+  });
+
   test("the config file in the data dir may not move the data dir", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "stockd.toml"), 'data_dir = "/elsewhere"\n');

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { AuthFailureThrottle, InFlightLimiter, RateLimiter } from "../../src/http/limits.ts";
+import {
+  AuthFailureThrottle,
+  InFlightLimiter,
+  RateLimiter,
+  rateHeaders,
+  replicaShare,
+} from "../../src/http/limits.ts";
 
 /** A clock the test moves by hand (milliseconds). */
 function clock() {
@@ -27,16 +33,32 @@ describe("RateLimiter (token bucket)", () => {
     expect(limiter.take("a").ok).toBe(false);
   });
 
-  test("RateLimit headers follow the IETF draft's structured fields", () => {
-    const limiter = new RateLimiter(10, 20, clock().now);
-    expect(limiter.headers(20)).toEqual({
+  test("RateLimit headers follow the IETF draft's structured fields; a refusal's t is its Retry-After", () => {
+    const c = clock();
+    const limiter = new RateLimiter(10, 20, c.now);
+    expect(rateHeaders(limiter.take("k"))).toEqual({
       "ratelimit-policy": '"burst";q=20;w=2',
-      ratelimit: '"burst";r=20;t=0',
+      ratelimit: '"burst";r=19;t=1',
     });
-    expect(limiter.headers(10)).toEqual({
+    for (let i = 0; i < 9; i++) limiter.take("k");
+    expect(rateHeaders(limiter.take("k"))).toEqual({
       "ratelimit-policy": '"burst";q=20;w=2',
-      ratelimit: '"burst";r=10;t=1',
+      ratelimit: '"burst";r=9;t=2',
     });
+    for (let i = 0; i < 10; i++) limiter.take("k");
+    const refused = limiter.take("k");
+    expect(refused.ok).toBe(false);
+    expect(rateHeaders(refused)).toEqual({
+      "ratelimit-policy": '"burst";q=20;w=2',
+      ratelimit: '"burst";r=0;t=1',
+    });
+  });
+
+  test("a replica's share: the rate and the burst divided by the replicas, at least one token", () => {
+    expect(replicaShare(100, 200, 4)).toEqual({ rate: 25, burst: 50 });
+    expect(replicaShare(10, 3, 4)).toEqual({ rate: 2.5, burst: 1 });
+    const share = replicaShare(100, 200, 3);
+    expect(share.burst * 3).toBeLessThanOrEqual(200);
   });
 
   test("memory stays bounded under a flood of distinct keys", () => {
