@@ -9,8 +9,11 @@
  * then GETs /exports/{table}.parquet over loopback and reads its whole body (the first GET is
  * the charged one; the runs after it are the free repeats); the two alternate and the figure
  * is the ratio of the medians (target: the export at ≥ 0.5× the disk read). The CSV export
- * is timed the same way, after its first GET made it. With curl on the PATH, the same again
- * with curl as the client, in its own process: `file://` against the export's URL.
+ * is timed the same way, after its first GET made it, and so is a one-byte range of the
+ * Parquet file (the fixed cost of a call, without the bytes). With curl on the PATH, the same
+ * again with curl as the client, in its own process: `file://` against the export's URL, and
+ * against a reference for HTTP delivery on this machine: the same file sent by `Bun.serve`
+ * with the kernel's sendfile, nothing authenticated, billed or counted.
  */
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,18 +70,21 @@ async function main(): Promise<void> {
       const entry = snapshot?.manifest.tables[table as "prices"];
       if (!snapshot || !entry) throw new Error(`no table ${table} in ${source}`);
       const path = join(snapshot.dir, entry.file);
-      const get = async (format: string) => {
+      const get = async (format: string, range?: string) => {
         const res = await fetch(`${server.url}/exports/${table}.${format}`, {
-          headers: { authorization: `Bearer ${key}` },
+          headers: { authorization: `Bearer ${key}`, ...(range ? { range } : {}) },
         });
-        if (res.status !== 200) throw new Error(`GET ${table}.${format}: ${res.status}`);
+        if (res.status !== (range ? 206 : 200)) throw new Error(`GET ${table}.${format}: ${res.status}`);
         return (await res.arrayBuffer()).byteLength;
       };
       // A client in its own process (curl, timing itself) reads the file from disk and the
       // export over loopback: the server's work is not shared with the client's event loop.
       const curl = Bun.which("curl");
-      const curlMs = async (url: string, auth: boolean): Promise<number> => {
-        const headers = auth ? ["-H", `Authorization: Bearer ${key}`] : [];
+      const curlMs = async (url: string, auth: boolean, range?: string): Promise<number> => {
+        const headers = [
+          ...(auth ? ["-H", `Authorization: Bearer ${key}`] : []),
+          ...(range ? ["-H", `Range: ${range}`] : []),
+        ];
         const proc = Bun.spawn(
           [curl as string, "-s", "-o", "/dev/null", "-w", "%{time_total}", ...headers, url],
           {
@@ -98,13 +104,15 @@ async function main(): Promise<void> {
       const disk: number[] = [];
       const parquet: number[] = [];
       const csv: number[] = [];
+      const oneByte: number[] = [];
       for (let i = 0; i < runs; i++) {
         disk.push((await timed(async () => (await Bun.file(path).bytes()).byteLength)).ms);
         parquet.push((await timed(() => get("parquet"))).ms);
         csv.push((await timed(() => get("csv"))).ms);
+        oneByte.push((await timed(() => get("parquet", "bytes=0-0"))).ms);
       }
       const rate = (bytes: number, ms: number) => `${(bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} MiB/s`;
-      const [d, p, c] = [median(disk), median(parquet), median(csv)];
+      const [d, p, c, o] = [median(disk), median(parquet), median(csv), median(oneByte)];
       console.log(`disk read        median ${d.toFixed(1)} ms  ${rate(entry.bytes, d)}`);
       console.log(
         `GET .parquet     median ${p.toFixed(1)} ms  ${rate(entry.bytes, p)}  ${(d / p).toFixed(2)}× disk (target ≥ 0.5×)`,
@@ -112,18 +120,37 @@ async function main(): Promise<void> {
       console.log(
         `GET .csv         median ${c.toFixed(1)} ms  ${rate(csvBytes, c)}  (${(csvBytes / 2 ** 20).toFixed(1)} MiB)`,
       );
+      console.log(`GET 1 byte       median ${o.toFixed(2)} ms  (a call's fixed cost)`);
       if (curl) {
-        const fromDisk: number[] = [];
-        const overHttp: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          fromDisk.push(await curlMs(`file://${path}`, false));
-          overHttp.push(await curlMs(`${server.url}/exports/${table}.parquet`, true));
+        const floor = Bun.serve({
+          port: 0,
+          hostname: "127.0.0.1",
+          fetch: () => new Response(Bun.file(path)),
+        });
+        try {
+          const exportUrl = `${server.url}/exports/${table}.parquet`;
+          const fromDisk: number[] = [];
+          const overHttp: number[] = [];
+          const sendfile: number[] = [];
+          const curlByte: number[] = [];
+          for (let i = 0; i < runs; i++) {
+            fromDisk.push(await curlMs(`file://${path}`, false));
+            overHttp.push(await curlMs(exportUrl, true));
+            sendfile.push(await curlMs(floor.url.href, false));
+            curlByte.push(await curlMs(exportUrl, true, "bytes=0-0"));
+          }
+          const [cd, ch, cs, cb] = [median(fromDisk), median(overHttp), median(sendfile), median(curlByte)];
+          console.log(`curl, disk       median ${cd.toFixed(1)} ms  ${rate(entry.bytes, cd)}`);
+          console.log(
+            `curl, .parquet   median ${ch.toFixed(1)} ms  ${rate(entry.bytes, ch)}  ${(cd / ch).toFixed(2)}× disk (target ≥ 0.5×)`,
+          );
+          console.log(
+            `curl, sendfile   median ${cs.toFixed(1)} ms  ${rate(entry.bytes, cs)}  ${(cd / cs).toFixed(2)}× disk (Bun.serve + Bun.file, sendfile: reference)`,
+          );
+          console.log(`curl, 1 byte     median ${cb.toFixed(2)} ms  (a call's fixed cost, with curl's own)`);
+        } finally {
+          floor.stop(true);
         }
-        const [cd, ch] = [median(fromDisk), median(overHttp)];
-        console.log(`curl, disk       median ${cd.toFixed(1)} ms  ${rate(entry.bytes, cd)}`);
-        console.log(
-          `curl, .parquet   median ${ch.toFixed(1)} ms  ${rate(entry.bytes, ch)}  ${(cd / ch).toFixed(2)}× disk (target ≥ 0.5×)`,
-        );
       }
     } finally {
       await server.stop();
