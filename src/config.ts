@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { parseSnapshotSource, type SourceSpec } from "./snapshot/source.ts";
 
 /** Settings of one process, read once at start-up. The only reader of `process.env`. */
 export interface Config {
@@ -35,6 +36,12 @@ export interface Config {
   readonly configFile: string | null;
   /** How often the server looks for key and credit changes made by other processes. */
   readonly accountsPollMs: number;
+  /** The snapshot source a replica follows (docs/scale-out.md); null: the data dir's CURRENT only. */
+  readonly snapshotSource: SourceSpec | null;
+  /** How often a replica reads the snapshot source's pointer, ms. */
+  readonly snapshotPollMs: number;
+  /** Complete snapshots a replica following a source keeps in its data dir, the active one included. */
+  readonly snapshotsKept: number;
   readonly limits: Limits;
   /** How the per-key rate is counted when several replicas serve (docs/scale-out.md). */
   readonly rateSharing: RateSharing;
@@ -136,6 +143,9 @@ export const SETTINGS = {
   accounts_url: { flag: null, env: "STOCKD_ACCOUNTS_URL", fallback: null },
   replica_id: { flag: null, env: "STOCKD_REPLICA_ID", fallback: null },
   accounts_timeout_ms: { flag: null, env: "STOCKD_ACCOUNTS_TIMEOUT_MS", fallback: "2000" },
+  snapshot_source: { flag: null, env: "STOCKD_SNAPSHOT_SOURCE", fallback: null },
+  snapshot_poll_ms: { flag: null, env: "STOCKD_SNAPSHOT_POLL_MS", fallback: "5000" },
+  snapshots_kept: { flag: null, env: "STOCKD_SNAPSHOTS_KEPT", fallback: "2" },
   oauth_client_metadata_documents: {
     flag: null,
     env: "STOCKD_OAUTH_CLIENT_METADATA_DOCUMENTS",
@@ -203,6 +213,9 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     oauthClientMetadataDocuments: parseSwitch(raw("oauth_client_metadata_documents")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
+    snapshotSource: parseSource(raw("snapshot_source")),
+    snapshotPollMs: parsePositive(raw("snapshot_poll_ms")),
+    snapshotsKept: parseSnapshotsKept(raw("snapshots_kept")),
     limits: Object.freeze({
       ratePerSecond: parsePositive(raw("rate_limit_per_second")),
       burst: parsePositive(raw("rate_limit_burst")),
@@ -360,6 +373,24 @@ function parseAccountsUrl(raw: Raw): string | null {
       `${raw.where}: expected a postgres://user@host:port/database URL; the value is not shown`,
     );
   return raw.value;
+}
+
+/** `dir:/path` or `s3://bucket/prefix` (snapshot/source.ts). */
+function parseSource(raw: Raw): SourceSpec | null {
+  if (raw.value === null || raw.value === "") return null;
+  if (typeof raw.value !== "string") throw bad(raw, "dir:/path or s3://bucket/prefix");
+  try {
+    return parseSnapshotSource(raw.value);
+  } catch (error) {
+    throw new ConfigError(`${raw.where}: ${(error as Error).message}`);
+  }
+}
+
+/** At least 2: the snapshot switched from stays while calls that started on it finish. */
+function parseSnapshotsKept(raw: Raw): number {
+  const kept = parsePositive(raw);
+  if (kept < 2) throw bad(raw, "an integer of at least 2 (the active snapshot and the one before)");
+  return kept;
 }
 
 /** A `redis://` or `rediss://` URL; its password is never repeated in an error. */

@@ -13,6 +13,9 @@ import { oauthDoor } from "./oauth/door.ts";
 import { createOAuthServer, REGISTRATIONS_PER_MINUTE } from "./oauth/server.ts";
 import { SnapshotService } from "./query/snapshot.ts";
 import { openDuckDb } from "./snapshot/duckdb.ts";
+import { SnapshotFollower } from "./snapshot/follow.ts";
+import { openSnapshotSource } from "./snapshot/source.ts";
+import { renderSyncMetrics } from "./sync/metrics.ts";
 import { VERSION } from "./version.ts";
 
 export interface RunningServer {
@@ -54,6 +57,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
+  // With a snapshot source, this replica pulls what is published there (docs/scale-out.md).
+  const follower =
+    config.snapshotSource === null
+      ? null
+      : new SnapshotFollower(openSnapshotSource(config.snapshotSource), config.dataDir, snapshots, log, {
+          pollMs: config.snapshotPollMs,
+          keep: config.snapshotsKept,
+        });
+  follower?.start();
   // The URL clients reach this server at: the configured one, else known once it listens.
   let publicUrl = config.publicUrl ?? "";
   const rate = openKeyRate(config.limits, config.rateSharing, log);
@@ -66,6 +78,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     limits: config.limits,
     rate,
     metricsToken: config.metricsToken,
+    snapshotSource: follower ? () => follower.status() : undefined,
+    // Sync's counters and runs, from the data dir's sync state (this process's runs and others').
+    moreMetrics: () => renderSyncMetrics(config.dataDir),
     // Paths outside the REST API, each with its own methods and body limit (http/doors.ts).
     doors: doors(opened, config, snapshots, () => publicUrl),
   });
@@ -101,6 +116,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // process's memory and vanish with it, which is the same as releasing them. Those cut
       // off while being written were refunded before the transport's stop returned.
       await opened.close();
+      await follower?.stop();
       rate.close();
       snapshots.close();
       instance.closeSync();
@@ -109,19 +125,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
 }
 
-/**
- * The doors (http/doors.ts): /mcp and OAuth. OAuth's tables live in the SQLite accounts
- * database, so on the shared PostgreSQL accounts neither is served yet (docs/scale-out.md).
- */
+/** The doors (http/doors.ts): /mcp and OAuth, on either accounts store (docs/oauth.md). */
 function doors(
   opened: ServingAccounts,
   config: Config,
   snapshots: SnapshotService,
   publicUrl: () => string,
 ): Door[] {
-  if (opened.sqlite === null) return [];
   const oauth = createOAuthServer({
-    db: opened.sqlite.db,
+    store: opened.oauth,
     keys: opened.billing,
     publicUrl,
     authFailures: new AuthFailureThrottle(config.limits.authFailuresPerMinute),

@@ -15,10 +15,11 @@ SIGTERM or SIGINT stops it gracefully: calls in flight finish (up to 8 s), then 
   demo: `usage: stockd demo [--json]
 
 Generates the fictional demo universe, imports it as a new snapshot and activates it.`,
-  import: `usage: stockd import --from DIR [--lenient] [--json]
+  import: `usage: stockd import --from DIR [--lenient] [--publish SOURCE] [--json]
 
 Imports a source directory (SEC, price, dividend, calendar, estimate and FIGI files; see the
-README) into a new snapshot and activates it. Bad input fails with the file and line named.`,
+README) into a new snapshot and activates it. Bad input fails with the file and line named.
+--publish then publishes it to a snapshot source, as "snapshots publish" does.`,
   sync: `usage: stockd sync --user-agent "NAME EMAIL" [--tickers A,B,...] [--all-listed] [--since YYYY-MM-DD]
                    [--form4-since YYYY-MM-DD] [--lenient] [--no-import] [--json]
        stockd sync status [--json]
@@ -39,8 +40,12 @@ and ledger as /mcp on the server (both may run at once). Logs go to stderr. Exit
 client closes stdin, 1 for a key that is not valid, 2 without a key. See docs/mcp.md.`,
   snapshots: `usage: stockd snapshots list [--json]
        stockd snapshots activate ID [--json]
+       stockd snapshots publish ID --to SOURCE [--json]
 
-Lists the snapshots in the data dir, or switches the served one (a running server follows).`,
+Lists the snapshots in the data dir, or switches the served one (a running server follows).
+publish uploads a snapshot to SOURCE (dir:/path or s3://bucket/prefix; S3 settings from
+S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY), then points the source's
+CURRENT at it; replicas serving with STOCKD_SNAPSHOT_SOURCE switch to it (docs/scale-out.md).`,
   users: `usage: stockd users create --email E [--credits N] [--json]`,
   keys: `usage: stockd keys create --user ID_OR_EMAIL [--name S] [--expires-at ISO8601] [--json]
        stockd keys list --user ID_OR_EMAIL [--json]
@@ -60,12 +65,15 @@ Checks the installation without changing it: the data dir exists and is writable
 names a complete snapshot whose table files all match the manifest (size, sha256, Parquet
 row count); leftover staging dirs (a warning); the accounts database passes
 PRAGMA integrity_check, every balance equals the sum of its ledger and none is negative.
+With STOCKD_ACCOUNTS_URL set, the PostgreSQL accounts instead: reachable, every migration
+applied, every balance the sum of its ledger and every hold the sum of its reservations.
 Prints each finding; exits 0 when nothing failed, 1 otherwise.`,
   backup: `usage: stockd backup --to DIR [--json]
 
 Writes a consistent copy of the accounts database to DIR/accounts.db (VACUUM INTO; safe
 while a server runs) and prints it with the active snapshot's id. Refuses to overwrite an
-existing file. Snapshots are immutable files: copy DATA_DIR/snapshots with any tool.`,
+existing file. Snapshots are immutable files: copy DATA_DIR/snapshots with any tool.
+With STOCKD_ACCOUNTS_URL set it refuses: back up PostgreSQL with pg_dump.`,
   export: `usage: stockd export --to DIR [--tables A,B,...] [--format parquet|csv] [--snapshot ID] [--json]
 
 Writes the active snapshot's tables (or the snapshot ID's) to DIR as the server's
@@ -81,7 +89,14 @@ The URL may come from STOCKD_ACCOUNTS_URL instead. See docs/scale-out.md.`,
 Copies this data dir's SQLite accounts (users, keys as hashes, the ledger) into a migrated
 PostgreSQL database in one transaction; a second run adds nothing. Then checks that every
 balance equals the SQLite one and the ledger's sum there: exit 1 when one differs.
-Remembered idempotent responses and OAuth clients and grants are not copied.`,
+OAuth clients, live grants and their unexpired tokens are copied too (clients stay signed in);
+remembered idempotent responses are not.`,
+  oauth: `usage: stockd oauth grants [--user ID_OR_EMAIL] [--all] [--json]
+       stockd oauth revoke GRANT_ID [--json]
+
+Lists the OAuth grants (one per consent on the /mcp sign-in page: a client's access in a
+user's name through the key that approved it), live ones unless --all; or revokes one: its
+codes and tokens stop working at once, on every replica. See docs/oauth.md.`,
 };
 
 /** `stockd --help`: the version line, then one summary line per command. */
@@ -97,6 +112,7 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
                                      fetch SEC EDGAR (and prices) into DATA_DIR/sources, import, activate
   mcp                                MCP over stdio for a local client, with the key in STOCKD_API_KEY
   snapshots list | activate ID       list snapshots, switch the active one
+  snapshots publish ID --to SOURCE   publish a snapshot to replicas that follow SOURCE
   users create --email E [--credits N]
   keys create --user U [--name S] [--expires-at ISO8601] | list --user U | disable ID | enable ID
   credits grant --user U --amount N [--reason S] | show --user U
@@ -107,6 +123,8 @@ usage: stockd <command> [options]      stockd <command> --help      stockd --ver
                                      write the snapshot's tables as files (as GET /exports serves them)
   migrate --accounts URL             bring a shared PostgreSQL accounts database to this schema
   accounts export --to URL           copy the SQLite accounts (users, keys, ledger) into PostgreSQL
+  oauth grants [--user U] | revoke ID
+                                     list the OAuth grants of /mcp clients, revoke one
 
 ${COMMON}`;
 }

@@ -55,10 +55,11 @@ function syncInterval(text: string | undefined, config: Config): number | null {
 /**
  * With no snapshot and no accounts, imports the demo data and creates a demo user and key. On
  * the shared accounts database (several replicas) no demo user is made: people are added there
- * with the CLI (docs/scale-out.md).
+ * with the CLI; a replica following a snapshot source serves what is published there
+ * (docs/scale-out.md).
  */
 async function firstRunDemo(config: Config, io: Io): Promise<string | null> {
-  if (config.accountsUrl !== null) return null;
+  if (config.accountsUrl !== null || config.snapshotSource !== null) return null;
   const store = AccountsStore.open(accountsDbPath(config));
   try {
     if (readCurrent(config.dataDir) !== null || store.userCount() > 0) return null;

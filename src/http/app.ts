@@ -3,6 +3,7 @@ import type { Accounts, Biller } from "../accounts/seam.ts";
 import type { Limits } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
+import type { FollowStatus } from "../snapshot/follow.ts";
 import type { Reply } from "./context.ts";
 import { type Client, IN_PROCESS } from "./context.ts";
 import { docsPlugin } from "./docs.ts";
@@ -34,6 +35,10 @@ interface AppDeps {
   rate?: KeyRate;
   /** Enables `GET /metrics` behind this bearer token; absent or null: /metrics is a 404. */
   metricsToken?: string | null;
+  /** The state of the snapshot source this replica follows, for /health; absent: none. */
+  snapshotSource?: (() => FollowStatus) | undefined;
+  /** More families for `GET /metrics`, rendered at each scrape. */
+  moreMetrics?: () => string[];
   /** The paths outside the REST API that take their own methods and bodies (doors.ts). */
   doors?: readonly Door[];
   now?: () => Date;
@@ -53,9 +58,10 @@ export function createApp(deps: AppDeps) {
     rate,
     snapshot: () => deps.snapshots.current()?.manifest ?? null,
     version: deps.version,
+    more: deps.moreMetrics,
   });
   const routes: Route[] = [
-    ...systemRoutes(deps.billing, deps.accounts),
+    ...systemRoutes(deps.billing, deps.accounts, deps.snapshotSource),
     ...dataRoutes,
     ...screenerRoutes,
     ...exportRoutes(deps.accounts),

@@ -100,6 +100,23 @@ export function activateSnapshot(dataDir: string, id: string): void {
   renameSync(tmp, join(dataDir, "CURRENT"));
 }
 
+/**
+ * Removes complete snapshots so that at most `keep` remain: the active one and the newest
+ * others (an id starts with its creation time). Returns the ids removed.
+ */
+export function pruneSnapshots(dataDir: string, keep: number): string[] {
+  const current = readCurrent(dataDir);
+  const others = listSnapshotIds(dataDir).filter((id) => id !== current);
+  const removed = others.slice(0, Math.max(0, others.length - Math.max(0, keep - 1)));
+  for (const id of removed) {
+    // Out of the listing first, in one step: no reader sees a half-removed snapshot.
+    const doomed = join(snapshotsDir(dataDir), stagingName(`removed-${id}`));
+    renameSync(snapshotDir(dataDir, id), doomed);
+    rmSync(doomed, { recursive: true, force: true });
+  }
+  return removed;
+}
+
 /** The staging directory name of an import run by this process: `.staging-<id>-<pid>`. */
 export function stagingName(id: string): string {
   return `.staging-${id}-${process.pid}`;

@@ -1,8 +1,23 @@
 import { t } from "elysia";
 import type { Accounts, Biller } from "../../accounts/seam.ts";
 import { ApiError } from "../../errors.ts";
+import type { FollowStatus } from "../../snapshot/follow.ts";
 import { StrOrNull } from "../models/common.ts";
 import { defineRoute, type Route } from "../route.ts";
+
+/** The snapshot source a replica follows (docs/scale-out.md). */
+const SnapshotSource = t.Object({
+  source: t.String({ description: "dir:/path or s3://bucket/prefix" }),
+  published: t.Union([t.String(), t.Null()], {
+    description: "the snapshot the source's CURRENT named at the last look",
+  }),
+  pulling: t.Union([t.String(), t.Null()], { description: "the snapshot being downloaded now" }),
+  last_error: t.Union([t.String(), t.Null()], {
+    description:
+      "why the last look or pull failed (the active snapshot is still served); null once one succeeds",
+  }),
+  checked_at: t.Union([t.String(), t.Null()], { description: "when the source's CURRENT was last read" }),
+});
 
 const Health = t.Object({
   status: t.Literal("ok"),
@@ -10,6 +25,7 @@ const Health = t.Object({
   data_as_of: StrOrNull,
   snapshot_created_at: t.String(),
   time: t.String(),
+  snapshot_source: t.Optional(SnapshotSource),
 });
 
 const Account = t.Object({
@@ -30,7 +46,7 @@ const Account = t.Object({
  * /health answers 503 while the replica cannot serve: no snapshot, or (shared accounts) the
  * accounts database unreachable, so that a load balancer takes it out of rotation.
  */
-const health = (billing: Biller) =>
+const health = (billing: Biller, source: (() => FollowStatus) | undefined) =>
   defineRoute({
     path: "/health",
     endpoint: "health",
@@ -38,10 +54,12 @@ const health = (billing: Biller) =>
     response: Health,
     summary: "Health",
     description:
-      "Readiness and the active snapshot. No key needed; 503 while no snapshot is active or the accounts database does not answer.",
+      "Readiness and the active snapshot (and, on a replica following a snapshot source, that source's state). No key needed; 503 while no snapshot is active or the accounts database does not answer.",
     handler({ call }) {
       const snapshot = call.snapshot;
-      if (!snapshot) throw new ApiError("unavailable", "no data snapshot is active");
+      const following = source?.();
+      if (!snapshot)
+        throw new ApiError("unavailable", `no data snapshot is active${following ? waiting(following) : ""}`);
       if (!billing.reachable) throw new ApiError("unavailable", "the accounts database does not answer");
       const { id, data_as_of, created_at } = snapshot.manifest;
       return {
@@ -50,9 +68,19 @@ const health = (billing: Biller) =>
         data_as_of,
         snapshot_created_at: created_at,
         time: new Date().toISOString(),
+        ...(following ? { snapshot_source: following } : {}),
       };
     },
   });
+
+/** What a replica with no snapshot yet is waiting for, said in its 503. */
+function waiting(s: FollowStatus): string {
+  if (s.pulling) return `; pulling ${s.pulling} from ${s.source}`;
+  if (s.last_error) return `; the last pull from ${s.source} failed: ${s.last_error}`;
+  return s.published
+    ? `; ${s.published} is published at ${s.source}`
+    : `; nothing is published at ${s.source} yet`;
+}
 
 function account(billing: Biller, accounts: Accounts) {
   return defineRoute({
@@ -88,7 +116,11 @@ function account(billing: Biller, accounts: Accounts) {
   });
 }
 
-/** /health (no key, free) and /account (key, free). */
-export function systemRoutes(billing: Biller, accounts: Accounts): Route[] {
-  return [health(billing), account(billing, accounts)];
+/** /health (no key, free; `source`: the snapshot source followed) and /account (key, free). */
+export function systemRoutes(
+  billing: Biller,
+  accounts: Accounts,
+  source?: (() => FollowStatus) | undefined,
+): Route[] {
+  return [health(billing, source), account(billing, accounts)];
 }

@@ -1,0 +1,241 @@
+/**
+ * A replica following a snapshot source (docs/scale-out.md): it reads the source's pointer
+ * every few seconds and, when it names a snapshot this replica does not serve, downloads it
+ * into a staging directory, checks each file against the manifest and the manifest against
+ * the pointer, renames it into place and activates it as `stockd snapshots activate` does.
+ * Whatever fails (the source, a hash, a size, a hostile manifest, the disk) leaves the served
+ * snapshot as it is; the next poll tries again.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../log.ts";
+import type { SnapshotService } from "../query/snapshot.ts";
+import {
+  MAX_MANIFEST_BYTES,
+  MAX_POINTER_BYTES,
+  POINTER_KEY,
+  type Pointer,
+  parsePointer,
+  publishedFiles,
+  snapshotKey,
+} from "./published.ts";
+import type { SnapshotSource } from "./source.ts";
+import {
+  activateSnapshot,
+  cleanStaging,
+  pruneSnapshots,
+  sha256File,
+  snapshotDir,
+  snapshotsDir,
+  stagingName,
+  verifySnapshot,
+} from "./store.ts";
+
+/** What /health says of the source. */
+export interface FollowStatus {
+  source: string;
+  /** The snapshot the source's pointer named at the last look (null: nothing published). */
+  published: string | null;
+  /** The snapshot being downloaded now, if any. */
+  pulling: string | null;
+  /** Why the last look or pull failed; null once one succeeds. */
+  last_error: string | null;
+  /** When the pointer was last read. */
+  checked_at: string | null;
+}
+
+export interface FollowOptions {
+  /** How often the pointer is read. */
+  pollMs: number;
+  /** Complete snapshots kept in the data dir, the active one included. */
+  keep: number;
+  /** A download fails after this long without a byte. */
+  idleMs?: number;
+}
+
+const DEFAULT_IDLE_MS = 30_000;
+
+export class SnapshotFollower {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<void> | null = null;
+  private readonly stopping = new AbortController();
+  /** Snapshots this process pulled or checked whole: not hashed again on every poll. */
+  private readonly verified = new Set<string>();
+  private state: FollowStatus;
+
+  constructor(
+    private readonly source: SnapshotSource,
+    private readonly dataDir: string,
+    private readonly snapshots: SnapshotService,
+    private readonly log: Logger,
+    private readonly opts: FollowOptions,
+  ) {
+    this.state = { source: source.name, published: null, pulling: null, last_error: null, checked_at: null };
+  }
+
+  /** Removes what interrupted pulls left, looks at once, then every `pollMs`. */
+  start(): void {
+    cleanStaging(this.dataDir);
+    void this.poll();
+    this.timer = setInterval(() => void this.poll(), this.opts.pollMs);
+    this.timer.unref?.();
+  }
+
+  status(): FollowStatus {
+    return { ...this.state };
+  }
+
+  /** One look at the pointer (and a pull when it names another snapshot); never two at once. */
+  poll(): Promise<void> {
+    this.running ??= this.look().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Stops polling and cuts off a download under way (its staging directory is removed). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.stopping.abort();
+    await this.running;
+  }
+
+  private async look(): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    try {
+      const pointer = await this.readPointer();
+      if (pointer === null || this.snapshots.current()?.id === pointer.id) {
+        this.state.last_error = null;
+        return;
+      }
+      await this.follow(pointer);
+      this.state.last_error = null;
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      // Once per distinct failure at warn; the same one again on every poll at debug.
+      const level = message === this.state.last_error ? "debug" : "warn";
+      this.log[level]("snapshot pull failed; still serving the previous one", {
+        source: this.source.name,
+        snapshot: this.state.published,
+        serving: this.snapshots.current()?.id ?? null,
+        error: message,
+      });
+      this.state.last_error = message;
+    }
+  }
+
+  private async readPointer(): Promise<Pointer | null> {
+    const bytes = await this.source.read(POINTER_KEY, MAX_POINTER_BYTES);
+    this.state.checked_at = new Date().toISOString();
+    const pointer = bytes === null ? null : parsePointer(bytes, `${this.source.name}/${POINTER_KEY}`);
+    this.state.published = pointer?.id ?? null;
+    return pointer;
+  }
+
+  private async follow(pointer: Pointer): Promise<void> {
+    const { id } = pointer;
+    const started = performance.now();
+    const pulled = !existsSync(join(snapshotDir(this.dataDir, id), "manifest.json"));
+    if (pulled) await this.pull(pointer);
+    else if (!this.verified.has(id)) await this.checkLocal(pointer);
+    activateSnapshot(this.dataDir, id);
+    // A load the CURRENT poll started before the switch may still be under way: then once more.
+    await this.snapshots.refresh();
+    if (this.snapshots.current()?.id !== id) await this.snapshots.refresh();
+    if (this.snapshots.current()?.id !== id)
+      throw new Error(`snapshot ${id} is verified but did not load (see the log line before)`);
+    const removed = pruneSnapshots(this.dataDir, this.opts.keep);
+    this.log.info("snapshot followed", {
+      source: this.source.name,
+      snapshot: id,
+      pulled,
+      ms: Math.round(performance.now() - started),
+      removed,
+    });
+  }
+
+  /** A copy already in the data dir (an earlier pull, or an import here) must be the published one. */
+  private async checkLocal(pointer: Pointer): Promise<void> {
+    const path = join(snapshotDir(this.dataDir, pointer.id), "manifest.json");
+    if ((await sha256File(path)) !== pointer.manifest_sha256)
+      throw new Error(
+        `${path} differs from the published manifest of ${pointer.id}; remove that folder to pull it`,
+      );
+    const problems = await verifySnapshot(this.dataDir, pointer.id, true);
+    if (problems.length > 0)
+      throw new Error(`snapshot ${pointer.id} in the data dir is damaged: ${problems.join("; ")}`);
+    this.verified.add(pointer.id);
+  }
+
+  /** Downloads into `.staging-<id>-<pid>`, checking as it goes; renames it into place only whole. */
+  private async pull(pointer: Pointer): Promise<void> {
+    const { id } = pointer;
+    const staging = join(snapshotsDir(this.dataDir), stagingName(id));
+    this.state.pulling = id;
+    try {
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(staging, { recursive: true });
+      const manifest = await this.readManifest(pointer);
+      const files = publishedFiles(
+        parseJson(manifest, `${this.source.name}/${snapshotKey(id, "manifest.json")}`),
+        id,
+      );
+      this.checkSpace(files.reduce((n, f) => n + f.bytes, 0));
+      for (const file of files) {
+        const key = snapshotKey(id, file.file);
+        const got = await this.source.download(key, join(staging, file.file), {
+          maxBytes: file.bytes,
+          idleMs: this.opts.idleMs ?? DEFAULT_IDLE_MS,
+          signal: this.stopping.signal,
+        });
+        const where = `${this.source.name}/${key}`;
+        if (got.bytes !== file.bytes)
+          throw new Error(`${where}: ${got.bytes} bytes, the manifest says ${file.bytes}`);
+        if (got.sha256 !== file.sha256)
+          throw new Error(`${where}: sha256 ${got.sha256} does not match the manifest's ${file.sha256}`);
+      }
+      writeFileSync(join(staging, "manifest.json"), manifest);
+      // A folder of that id without a manifest is no snapshot (imports rename theirs in whole).
+      rmSync(snapshotDir(this.dataDir, id), { recursive: true, force: true });
+      renameSync(staging, snapshotDir(this.dataDir, id));
+      this.verified.add(id);
+    } catch (error) {
+      rmSync(staging, { recursive: true, force: true });
+      throw error;
+    } finally {
+      this.state.pulling = null;
+    }
+  }
+
+  /** The manifest's bytes, which must be the ones the pointer names. */
+  private async readManifest(pointer: Pointer): Promise<Uint8Array> {
+    const key = snapshotKey(pointer.id, "manifest.json");
+    const where = `${this.source.name}/${key}`;
+    const bytes = await this.source.read(key, MAX_MANIFEST_BYTES);
+    if (bytes === null) throw new Error(`${where}: missing`);
+    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    if (bytes.byteLength !== pointer.manifest_bytes || sha256 !== pointer.manifest_sha256)
+      throw new Error(
+        `${where}: ${bytes.byteLength} bytes with sha256 ${sha256}, the pointer says ${pointer.manifest_bytes} bytes with ${pointer.manifest_sha256}`,
+      );
+    return bytes;
+  }
+
+  /** A pull that cannot fit on the disk fails before it starts, not when the disk is full. */
+  private checkSpace(bytes: number): void {
+    const fs = statfsSync(snapshotsDir(this.dataDir));
+    const free = fs.bavail * fs.bsize;
+    if (bytes > free)
+      throw new Error(`the snapshot needs ${bytes} bytes, ${free} are free in ${this.dataDir}`);
+  }
+}
+
+function parseJson(bytes: Uint8Array, where: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new Error(`${where}: not JSON`);
+  }
+}
