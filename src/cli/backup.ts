@@ -11,10 +11,15 @@ const BACKUP_FILE = "accounts.db";
 /**
  * `backup --to DIR [--json]`: a consistent copy of the accounts database, safe while a server
  * is running, and the id of the active snapshot (snapshots are immutable files: back up the
- * data dir's `snapshots/` with any file copy). Never overwrites an existing file.
+ * data dir's `snapshots/` with any file copy). Never overwrites an existing file. Accounts on
+ * PostgreSQL are backed up with its own tools (pg_dump).
  */
 export function backupCommand(args: ParsedArgs, config: Config, io: Io): number {
   const flags = new Flags(args, ["to"]);
+  if (config.accountsUrl !== null)
+    throw new UsageError(
+      "the accounts are in PostgreSQL (accounts_url is set): back them up with pg_dump; this command copies the SQLite accounts file",
+    );
   const dest = join(resolve(flags.required("to")), BACKUP_FILE);
   const outcome = backupAccountsDb(accountsDbPath(config), dest);
   if (!outcome.ok) {

@@ -5,7 +5,10 @@ import { Flags, type Io, type ParsedArgs, printResult } from "./args.ts";
 /** `doctor [--json]`: checks the installation; exit 0 when healthy, 1 when something failed. */
 export async function doctorCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
   const flags = new Flags(args, []);
-  const report = await runDoctor(config.dataDir);
+  const report = await runDoctor(config.dataDir, {
+    url: config.accountsUrl,
+    timeoutMs: config.accountsTimeoutMs,
+  });
   const failed = report.findings.filter((f) => f.status === "fail").length;
   const lines = report.findings.map((f) => `${f.status.padEnd(4)}  ${f.message}`);
   lines.push(report.healthy ? "healthy" : `${failed} problem${failed === 1 ? "" : "s"} found`);

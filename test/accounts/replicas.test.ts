@@ -4,10 +4,13 @@
  * dir's SQLite accounts, then STOCKD_ACCOUNTS_URL on each replica. Concurrent calls across
  * both never overdraw and are billed exactly, reconciled per request id; a replica killed
  * mid-run (SIGKILL) gives back what it held when it starts again; a crash of PostgreSQL under
- * load refuses calls fast and bills none of them; a key disabled with the CLI stops on both. Skipped with a notice without PostgreSQL's server binaries.
+ * load refuses calls fast and bills none of them; a key disabled with the CLI stops on both;
+ * `doctor` checks the shared books. Skipped with a notice without PostgreSQL's server binaries.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { PG_MIGRATIONS } from "../../src/accounts/pg/migrate.ts";
+import type { DoctorReport } from "../../src/doctor/index.ts";
 import { PRICING } from "../../src/http/pricing.ts";
 import { cli, cliJson } from "../helpers/cli.ts";
 import { type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
@@ -64,7 +67,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("stockd migrate --accounts");
     const migrated = await cliJson<{ applied: number[] }>(["migrate", "--accounts", url], { env: env() });
-    expect(migrated.applied).toEqual([1]);
+    expect(migrated.applied).toEqual(PG_MIGRATIONS.map((m) => m.version));
     expect(
       (await cliJson<{ applied: number[] }>(["migrate", "--accounts", url], { env: env() })).applied,
     ).toEqual([]);
@@ -272,5 +275,33 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
       }
     }
     expect(Date.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+
+  test("doctor checks the PostgreSQL books without printing the URL; backup refuses and names pg_dump", async () => {
+    const healthy = await cliJson<DoctorReport>(["doctor", "--json"], { dataDir, env: env() });
+    const accounts = healthy.findings.filter((f) => f.check === "accounts");
+    expect(accounts.map((f) => f.status)).toEqual(["ok"]);
+    expect(JSON.stringify(healthy)).not.toContain(url);
+    // A ledger row the balance does not reflect: the books no longer add up.
+    await admin`INSERT INTO ledger (user_id, delta, reason, created_at) VALUES (${userId}, 5, 'tampered', '2026-01-01')`;
+    const broken = await cli(["doctor", "--json"], { dataDir, env: env() });
+    expect(broken.code).toBe(1);
+    const report = JSON.parse(broken.stdout) as DoctorReport;
+    const failed = report.findings.filter((f) => f.status === "fail").map((f) => f.message);
+    expect(failed).toEqual([expect.stringContaining(`user ${userId}`)]);
+    expect(failed[0]).toContain("ledger deltas sum to");
+    const backup = await cli(["backup", "--to", dataDir], { dataDir, env: env() });
+    expect(backup.code).not.toBe(0);
+    expect(backup.stderr).toContain("pg_dump");
+    const unreachable = await cli(["doctor", "--json"], {
+      dataDir,
+      env: stockdEnv({
+        STOCKD_ACCOUNTS_URL: "postgres://stockd:secret@127.0.0.1:1/none",
+        STOCKD_ACCOUNTS_TIMEOUT_MS: "500",
+      }),
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toContain("did not answer");
+    expect(unreachable.stdout).not.toContain("secret");
   }, 60_000);
 });
