@@ -16,6 +16,8 @@ interface MetricsOptions {
   version: string;
   /** The per-key rate: whether it is shared across replicas now, and how often it was not. */
   rate: Pick<KeyRate, "shared" | "fallbacks">;
+  /** More families, rendered at each scrape (sync's, read from its state file: sync/metrics.ts). */
+  more?: () => string[];
   now?: () => number;
 }
 
@@ -99,6 +101,7 @@ export class Metrics {
       ...this.renderCredits(),
       ...this.renderSnapshot(),
       ...this.renderRate(),
+      ...(this.options.more?.() ?? []),
       ...family("stockd_build_info", "gauge", "The running version.", [
         `stockd_build_info${labels({ version: this.options.version })} 1`,
       ]),
@@ -181,11 +184,13 @@ export class Metrics {
   }
 }
 
-function family(name: string, type: string, help: string, lines: string[]): string[] {
+/** One metric family: its HELP and TYPE lines, then its samples. */
+export function family(name: string, type: string, help: string, lines: string[]): string[] {
   return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...lines];
 }
 
-function labels(values: Record<string, string>): string {
+/** A label set in the text format, values escaped. */
+export function labels(values: Record<string, string>): string {
   const pairs = Object.entries(values).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
   return `{${pairs.join(",")}}`;
 }

@@ -24,7 +24,7 @@ import {
   latestFinalDay,
   parseMasterIndex,
 } from "./daily-index.ts";
-import { FetchFailedError } from "./http.ts";
+import { type Download, FetchFailedError } from "./http.ts";
 import { BadBodyError, type BodyKind, type Mirror, sha256 } from "./mirror.ts";
 import type { SyncProgress } from "./progress.ts";
 import { MAX_ARCHIVE_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BYTES, type SecClient, secFiles } from "./sec.ts";
@@ -188,10 +188,16 @@ export class EdgarStage {
     for (const file of [secFiles.submissionsZip, secFiles.companyfactsZip]) {
       if (this.mirror.has(file.mirror)) continue;
       this.progress.start(`downloading ${file.mirror}`);
-      const temp = this.mirror.tempFile();
       const url = this.sec.www(file.path);
-      const fetched = await this.sec.http.get(url, { maxBytes: MAX_ARCHIVE_BYTES, toFile: temp });
-      this.mirror.commitFile(temp, file.mirror, "zip");
+      // A download cut off (here, or in an earlier run) goes on from where it stopped.
+      const download: Download = {
+        path: this.mirror.partialFile(file.mirror),
+        validator: this.state.downloadValidator(url),
+        began: (validator) => this.state.setDownloadValidator(url, validator),
+      };
+      const fetched = await this.sec.http.get(url, { maxBytes: MAX_ARCHIVE_BYTES, toFile: download });
+      this.mirror.commitFile(download.path, file.mirror, "zip");
+      this.state.setDownloadValidator(url, null);
       this.state.recordFetch({
         url,
         status: fetched.status,

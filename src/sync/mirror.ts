@@ -50,6 +50,7 @@ const SAFE_PATH = /^(?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 export class Mirror {
   readonly root: string;
   private readonly tmp: string;
+  private readonly partial: string;
 
   /**
    * @param onWrite called before the first file of a run is renamed in, so that a run killed
@@ -61,6 +62,7 @@ export class Mirror {
   ) {
     this.root = mirrorDir(dataDir);
     this.tmp = join(syncDir(dataDir), "tmp");
+    this.partial = join(syncDir(dataDir), "partial");
     mkdirSync(this.root, { recursive: true });
     // What a killed run left half-written is dropped: it was never renamed in.
     rmSync(this.tmp, { recursive: true, force: true });
@@ -103,6 +105,16 @@ export class Mirror {
       closeSync(fd);
     }
     return this.rename(temp, target, sha256(body));
+  }
+
+  /**
+   * Where the download of a mirror file is kept until it is whole (`DATA_DIR/sync/partial/`):
+   * unlike the temporary files, it outlives a run, so a later run resumes it.
+   */
+  partialFile(relative: string): string {
+    this.path(relative);
+    mkdirSync(this.partial, { recursive: true });
+    return join(this.partial, relative.replaceAll("/", "_"));
   }
 
   /** Moves a downloaded temporary file (already on disk) into place after checking it as `kind`. */

@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import { type EdgarPlan, type EdgarResult, EdgarStage } from "./edgar.ts";
 import { FetchFailedError, type SourceCounters, SourceStoppedError } from "./http.ts";
 import { acquireSyncLock } from "./lock.ts";
+import { CounterFlusher } from "./metrics.ts";
 import { BadBodyError, Mirror } from "./mirror.ts";
 import { AlphaVantageProvider } from "./prices/alphavantage.ts";
 import type { PriceProvider } from "./prices/provider.ts";
@@ -62,6 +63,7 @@ export async function runSync(
   const lock = acquireSyncLock(config.dataDir);
   const state = SyncState.open(config.dataDir);
   const runId = state.startRun();
+  const flusher = new CounterFlusher(state);
   const started = Date.now();
   const summary: SyncSummary = {
     status: "failed",
@@ -82,6 +84,7 @@ export async function runSync(
     const sec = new SecClient(config.sync, opts.userAgent, log);
     summary.requests.sec = sec.http.counters;
     progress.watch("sec", sec.http.counters);
+    flusher.watch("sec", sec.http.counters);
     log.info("sync started", { run: runId, tickers: opts.tickers.length, all_listed: opts.allListed });
     try {
       summary.edgar = await new EdgarStage(sec, mirror, state, progress, log).run(opts);
@@ -89,6 +92,7 @@ export async function runSync(
       if (provider) {
         summary.requests[provider.name] = provider.http.counters;
         progress.watch(provider.name, provider.http.counters);
+        flusher.watch(provider.name, provider.http.counters);
         summary.prices = await syncPrices(
           provider,
           universeTickers(mirror, state),
@@ -131,6 +135,7 @@ export async function runSync(
     throw error;
   } finally {
     summary.ms = Math.round(Date.now() - started);
+    flusher.stop();
     state.endRun(runId, summary.status, summary);
     state.close();
     lock.release();

@@ -1,7 +1,9 @@
 /**
  * What `stockd sync` remembers between runs, in `DATA_DIR/sync/state.db` (bun:sqlite, WAL):
- * watermarks, one row per URL fetched (validators, hash, where its body went), one row per
- * ownership filing (fetched, skipped, missing), the price series per ticker and the runs.
+ * watermarks, one row per URL fetched (validators, hash, where its body went), the validator
+ * of each partial bulk download, one row per
+ * ownership filing (fetched, skipped, missing), the price series per ticker, the runs and the
+ * running totals of their requests (for /metrics, whichever process ran them).
  * A row is written only after its file is in the mirror, so a crash leaves the state
  * behind the mirror, never ahead of it: the next run fetches at most what was in flight.
  */
@@ -71,7 +73,17 @@ CREATE TABLE IF NOT EXISTS bar (
   PRIMARY KEY (ticker, provider, date));
 CREATE TABLE IF NOT EXISTS run (
   id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL, summary TEXT);
+CREATE TABLE IF NOT EXISTS download (url TEXT PRIMARY KEY, validator TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counter (
+  name TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL, PRIMARY KEY (name, labels));
 `;
+
+/** A running total over every run: a metric name, its labels and how much it grew. */
+export interface CounterRow {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 /**
  * A bar as traded that day (a price row with no adjusted close: the importer adjusts), with
@@ -270,6 +282,51 @@ export class SyncState {
     this.db
       .query("UPDATE run SET ended_at = ?, status = ?, summary = ? WHERE id = ?")
       .run(now(), status, JSON.stringify(summary), id);
+  }
+
+  /** The validator of the answer that began the partial download of `url`, or null. */
+  downloadValidator(url: string): string | null {
+    const row = this.db
+      .query<{ validator: string }, [string]>("SELECT validator FROM download WHERE url = ?")
+      .get(url);
+    return row?.validator ?? null;
+  }
+
+  /** Keeps (or, with null, forgets) the validator a partial download of `url` resumes with. */
+  setDownloadValidator(url: string, validator: string | null): void {
+    if (validator === null) this.db.query("DELETE FROM download WHERE url = ?").run(url);
+    else
+      this.db
+        .query("INSERT OR REPLACE INTO download (url, validator, updated_at) VALUES (?, ?, ?)")
+        .run(url, validator, now());
+  }
+
+  /** Adds to the running totals, in one transaction (labels are kept as their JSON). */
+  addCounters(rows: readonly CounterRow[]): void {
+    const add = this.db.query(
+      "INSERT INTO counter (name, labels, value) VALUES (?, ?, ?) ON CONFLICT (name, labels) DO UPDATE SET value = value + excluded.value",
+    );
+    this.db.transaction(() => {
+      for (const row of rows) add.run(row.name, JSON.stringify(row.labels), row.value);
+    })();
+  }
+
+  /** The running totals of every run, by name and labels. */
+  counters(): CounterRow[] {
+    return this.db
+      .query<{ name: string; labels: string; value: number }, []>(
+        "SELECT name, labels, value FROM counter ORDER BY name, labels",
+      )
+      .all()
+      .map((r) => ({ name: r.name, labels: JSON.parse(r.labels) as Record<string, string>, value: r.value }));
+  }
+
+  /** How many runs ended with each status (a run still `running` counts as that). */
+  runCounts(): Record<string, number> {
+    const rows = this.db
+      .query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM run GROUP BY status")
+      .all();
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   runs(limit: number): RunRecord[] {

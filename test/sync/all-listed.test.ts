@@ -1,10 +1,11 @@
 /**
  * `sync --all-listed`: the first run downloads the SEC's two bulk archives into the mirror's
  * edgar/ (no per-company request) and the import reads them in place; the snapshot equals a
- * direct import of the same filings from folders.
+ * direct import of the same filings from folders. A download cut off goes on with Range from
+ * where it stopped, and starts over when the server ignores Range or the archive changed.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliJson } from "../helpers/cli.ts";
 import { demoSourceDir } from "../helpers/demo-sources.ts";
@@ -86,3 +87,98 @@ test("the first --all-listed run downloads the two archives and imports them lik
   expect(again.result.code, again.result.stderr).toBe(0);
   expect(replay.requests.slice(from).filter((r) => r.path.endsWith(".zip"))).toEqual([]);
 }, 60_000);
+
+describe("an archive download cut off", () => {
+  /** The requests for one archive from index `from` on. */
+  const downloads = (path: string, from: number) =>
+    replay.requests.slice(from).filter((r) => r.path === path);
+  const size = (path: string) => statSync(path).size;
+
+  test("goes on from where it stopped, in the run and in the next one: no byte is fetched twice", async () => {
+    const dataDir = tempDir("stockd-sync-resume-");
+    const from = replay.requests.length;
+    replay.fault = (path) => (path === SUBMISSIONS ? "cut" : null);
+    let first: Awaited<ReturnType<typeof runSync>>;
+    try {
+      first = await runSync(replay, dataDir, ["--all-listed"]);
+    } finally {
+      replay.fault = null;
+    }
+    // Every attempt is cut: the run stops with nothing imported, the part kept for the next.
+    expect(first.result.code).toBe(1);
+    expect(current(dataDir)).toBeNull();
+    const cut = downloads(SUBMISSIONS, from);
+    expect(cut.length).toBe(4);
+    expect(cut[0]?.range).toBeNull();
+    let offset = 0;
+    for (const r of cut) {
+      if (offset > 0) {
+        expect(r.range).toBe(`bytes=${offset}-`);
+        expect(r.ifRange).not.toBeNull();
+        expect(r.status).toBe(206);
+      }
+      expect(r.sent).toBeGreaterThan(0);
+      offset += r.sent;
+    }
+
+    const again = replay.requests.length;
+    const second = await runSync(replay, dataDir, []);
+    expect(second.result.code, second.result.stderr).toBe(0);
+    const resumed = downloads(SUBMISSIONS, again);
+    expect(resumed.map((r) => [r.range, r.status])).toEqual([[`bytes=${offset}-`, 206]]);
+    // What all the requests sent adds up to the file: nothing was fetched twice.
+    const archive = replay.archivePath(SUBMISSIONS);
+    expect([...cut, ...resumed].reduce((n, r) => n + r.sent, 0)).toBe(size(archive));
+    expect(readFileSync(join(dataDir, "sources", "edgar", "submissions.zip"))).toEqual(readFileSync(archive));
+    expect(current(dataDir)).toBe(second.summary?.snapshot ?? null);
+  }, 60_000);
+
+  test("starts over when the server ignores Range, or when the file changed meanwhile", async () => {
+    const archive = replay.archivePath(COMPANYFACTS);
+    // A server without ranges: the retry after the cut gets the whole file again.
+    const plain = tempDir("stockd-sync-norange-");
+    let from = replay.requests.length;
+    replay.ranges = false;
+    replay.fault = (path) =>
+      path === COMPANYFACTS && downloads(COMPANYFACTS, from).length <= 1 ? "cut" : null;
+    try {
+      const run = await runSync(replay, plain, ["--all-listed"]);
+      expect(run.result.code, run.result.stderr).toBe(0);
+    } finally {
+      replay.fault = null;
+      replay.ranges = true;
+    }
+    const restarted = downloads(COMPANYFACTS, from);
+    expect(restarted.map((r) => r.status)).toEqual([200, 200]);
+    expect(restarted[1]?.sent).toBe(size(archive));
+    expect(readFileSync(join(plain, "sources", "edgar", "companyfacts.zip"))).toEqual(readFileSync(archive));
+
+    // A part left by a stopped run, then the SEC rebuilds the archive: If-Range fails, the whole new file comes.
+    const changed = tempDir("stockd-sync-changed-");
+    from = replay.requests.length;
+    replay.fault = (path) => (path === COMPANYFACTS ? "cut" : null);
+    try {
+      expect((await runSync(replay, changed, ["--all-listed"])).result.code).toBe(1);
+    } finally {
+      replay.fault = null;
+    }
+    const before = readFileSync(archive);
+    // The same entries in the other order: other bytes, the same filings.
+    const zip = new ZipWriter(archive);
+    for (const name of readdirSync(join(listed, "edgar", "companyfacts"))
+      .sort()
+      .reverse())
+      zip.add(name, readFileSync(join(listed, "edgar", "companyfacts", name)));
+    zip.close();
+    expect(readFileSync(archive)).not.toEqual(before);
+    const again = replay.requests.length;
+    const next = await runSync(replay, changed, []);
+    expect(next.result.code, next.result.stderr).toBe(0);
+    const fresh = downloads(COMPANYFACTS, again);
+    expect(fresh.map((r) => [r.range !== null, r.status])).toEqual([[true, 200]]);
+    expect(fresh[0]?.sent).toBe(size(archive));
+    expect(readFileSync(join(changed, "sources", "edgar", "companyfacts.zip"))).toEqual(
+      readFileSync(archive),
+    );
+  }, 90_000);
+});

@@ -42,7 +42,7 @@ export interface Summary {
     unknown: string[];
     failures: string[];
   } | null;
-  requests: Record<string, { requests: number; pauses: number; retries: number }>;
+  requests: Record<string, { requests: number; bytes: number; pauses: number; retries: number }>;
   error: string | null;
 }
 

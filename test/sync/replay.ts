@@ -17,14 +17,19 @@ export interface Recorded {
   at: number;
   userAgent: string | null;
   acceptEncoding: string | null;
+  /** The Range and If-Range a request sent. */
+  range: string | null;
+  ifRange: string | null;
   status: number;
+  /** Body bytes put on the wire for a bulk archive (a range, or a part of a cut body). */
+  sent: number;
 }
 
 /**
  * A scripted fault: given a request and how many requests came before it, a Response to send
  * instead of the real one, "stall" (headers sent, the body never ends), "cut" (a gzip stream of
- * the real body that ends half-way), "gzip" (the real body gzip-encoded), or null (answer
- * normally).
+ * the real body that ends half-way; for a bulk archive, half of what was asked is sent and the
+ * connection broken), "gzip" (the real body gzip-encoded), or null (answer normally).
  */
 export type Fault = (path: string, n: number) => Response | "stall" | "cut" | "gzip" | null;
 
@@ -46,6 +51,8 @@ export const THRESHOLD_PAGE =
 export class ReplayServer {
   readonly requests: Recorded[] = [];
   fault: Fault | null = null;
+  /** Whether bulk archives are served in ranges (Range, If-Range with their ETag), as the SEC's are. */
+  ranges = true;
   private readonly server: Server<undefined>;
   private readonly ownership = new Map<string, string>();
   private readonly stalled: ReadableStreamDefaultController[] = [];
@@ -96,7 +103,10 @@ export class ReplayServer {
       at: performance.timeOrigin + performance.now(),
       userAgent: request.headers.get("user-agent"),
       acceptEncoding: request.headers.get("accept-encoding"),
+      range: request.headers.get("range"),
+      ifRange: request.headers.get("if-range"),
       status: 0,
+      sent: 0,
     };
     this.requests.push(record);
     const fault = this.fault?.(url.pathname, n) ?? null;
@@ -117,10 +127,7 @@ export class ReplayServer {
       );
     }
     const archive = this.opts.archives?.[url.pathname];
-    if (archive) {
-      record.status = 200;
-      return new Response(Bun.file(archive));
-    }
+    if (archive) return this.archive(archive, request, record, fault === "cut");
     const body = this.route(url);
     record.status = body === null ? 404 : 200;
     if (body === null) return new Response("<Error><Code>NoSuchKey</Code></Error>", { status: 404 });
@@ -134,6 +141,45 @@ export class ReplayServer {
       });
     }
     return new Response(body);
+  }
+
+  /**
+   * A bulk archive: whole (200, with an ETag from its size and time), or from the byte a
+   * `Range: bytes=N-` asks for (206) when `If-Range` names its current ETag; `cut` sends half of
+   * it and breaks the connection.
+   */
+  private archive(path: string, request: Request, record: Recorded, cut: boolean): Response {
+    const stat = statSync(path);
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const m = /^bytes=(\d+)-$/.exec(request.headers.get("range") ?? "");
+    const ranged = this.ranges && m !== null && request.headers.get("if-range") === etag;
+    const start = ranged ? Number(m?.[1]) : 0;
+    if (start >= stat.size && ranged) {
+      record.status = 416;
+      return new Response(null, { status: 416, headers: { "content-range": `bytes */${stat.size}` } });
+    }
+    record.status = ranged ? 206 : 200;
+    const headers: Record<string, string> = { etag, "accept-ranges": this.ranges ? "bytes" : "none" };
+    if (ranged) headers["content-range"] = `bytes ${start}-${stat.size - 1}/${stat.size}`;
+    const body = Bun.file(path).slice(start);
+    if (!cut) {
+      record.sent = stat.size - start;
+      return new Response(body, { status: record.status, headers });
+    }
+    // Half of what was asked, then the connection breaks: the client sees a body cut off.
+    const half = Math.floor((stat.size - start) / 2);
+    record.sent = half;
+    const bytes = body.slice(0, half);
+    return new Response(
+      new ReadableStream({
+        async start(controller) {
+          controller.enqueue(new Uint8Array(await bytes.arrayBuffer()));
+          await Bun.sleep(20);
+          controller.error(new Error("replay server: a scripted fault cuts this archive download here"));
+        },
+      }),
+      { status: record.status, headers: { ...headers, "content-length": String(stat.size - start) } },
+    );
   }
 
   /** The body of a path, or null for a 404. */
