@@ -22,9 +22,11 @@ RUN bun scripts/build.ts --outfile /out/stockd
 FROM debian:bookworm-slim
 RUN groupadd --system --gid 10001 stockd \
  && useradd --system --uid 10001 --gid stockd --create-home --home-dir /home/stockd stockd \
- && mkdir /data && chown stockd:stockd /data
+ && mkdir /data /published && chown stockd:stockd /data /published
 COPY --from=build /out/stockd /usr/local/bin/stockd
 USER stockd
+# /published: where deploy/compose.yaml mounts the snapshot source its replicas follow
+# (a named volume takes this directory's owner).
 # libduckdb.so is unpacked once into ~/.cache/stockd/<version>/ on the first start.
 ENV STOCKD_DATA_DIR=/data HOST=0.0.0.0
 VOLUME /data

@@ -66,9 +66,9 @@ function pullTimes(logs: string[], id: string): number[] {
  */
 async function publish(id: string): Promise<{ flipped: number; bytes: number }> {
   let flipped = 0;
-  let done = false;
+  let failed = false;
   const watch = (async () => {
-    while (!done && flipped === 0) {
+    while (!failed && flipped === 0) {
       const text = await s3.bucket
         .file("bench/CURRENT")
         .text()
@@ -81,9 +81,9 @@ async function publish(id: string): Promise<{ flipped: number; bytes: number }> 
     dataDir: publisher,
     env: stockdEnv(s3.env),
   });
-  done = true;
+  failed = run.code !== 0;
   await watch;
-  if (run.code !== 0 || flipped === 0) throw new Error(`publish failed: ${run.stderr}`);
+  if (failed) throw new Error(`publish failed: ${run.stderr}`);
   return { flipped, bytes: (JSON.parse(run.stdout) as { bytes: number }).bytes };
 }
 

@@ -67,11 +67,23 @@ export async function publishSnapshot(
   return { id, source: source.name, files: files.length, bytes: sent + manifest.byteLength };
 }
 
-/** Uploads one file and reads its size back: a short object is an error here, not on a replica. */
+/** How long an upload's size may take to read back right (READ_BACK_TRIES looks, doubling waits). */
+const READ_BACK_TRIES = 5;
+const READ_BACK_FIRST_WAIT_MS = 100;
+
+/**
+ * Uploads one file and reads its size back: a short object is an error here, not on a
+ * replica. Some S3-compatible servers answer a PUT before the object is whole on their disk
+ * (s3rver does, under load), so a wrong size is read again a few times before it counts.
+ */
 async function upload(source: SnapshotSource, id: string, file: PublishedFile, path: string): Promise<void> {
   const key = snapshotKey(id, file.file);
   await source.upload(key, path);
-  const size = await source.size(key);
+  let size = await source.size(key);
+  for (let i = 1; i < READ_BACK_TRIES && size !== file.bytes; i++) {
+    await Bun.sleep(READ_BACK_FIRST_WAIT_MS * 2 ** (i - 1));
+    size = await source.size(key);
+  }
   if (size !== file.bytes)
     throw new Error(
       `${source.name}/${key}: ${size ?? "no"} bytes stored after the upload, expected ${file.bytes}`,
