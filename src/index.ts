@@ -9,6 +9,7 @@ import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { commandHelp, generalHelp } from "./cli/help.ts";
 import { mcpCommand } from "./cli/mcp.ts";
 import { accountsCommand, migrateCommand } from "./cli/migrate.ts";
+import { oauthCommand } from "./cli/oauth.ts";
 import { demoCommand, serveCommand } from "./cli/serve.ts";
 import { importCommand, snapshotsCommand } from "./cli/snapshots.ts";
 import { syncCommand } from "./cli/sync.ts";
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, Command> = {
   mcp: mcpCommand,
   migrate: migrateCommand,
   accounts: accountsCommand,
+  oauth: oauthCommand,
 };
 
 /**

@@ -1,23 +1,22 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import { PgOAuthStore } from "../oauth/pg-store.ts";
+import type { OAuthStore } from "../oauth/seam.ts";
+import { SqliteOAuthStore } from "../oauth/store.ts";
 import { Billing } from "./billing.ts";
 import { PgAccounts } from "./pg/accounts.ts";
 import type { Accounts, Biller } from "./seam.ts";
 import { AccountsStore } from "./store.ts";
 
-/**
- * The accounts a server runs on: the records, the serving view, and the SQLite store when that
- * is the one (the OAuth tables live there only).
- */
-export type ServingAccounts = (
-  | { sqlite: AccountsStore; billing: Billing }
-  | { sqlite: null; billing: Biller }
-) & {
+/** The accounts a server runs on: the records, the serving view, and OAuth's records beside them. */
+export interface ServingAccounts {
   accounts: Accounts;
-  /** Commits or releases what is queued and closes the store. */
+  billing: Biller;
+  oauth: OAuthStore;
+  /** Commits or releases what is queued and closes the stores. */
   close(): Promise<void>;
-};
+}
 
 /**
  * Opens the accounts a server serves from: the shared PostgreSQL database when
@@ -30,7 +29,7 @@ export async function openServingAccounts(config: Config, log: Logger): Promise<
     return {
       accounts: store,
       billing,
-      sqlite: store,
+      oauth: new SqliteOAuthStore(store.db),
       async close() {
         billing.close();
         store.close();
@@ -44,5 +43,21 @@ export async function openServingAccounts(config: Config, log: Logger): Promise<
     serve: true,
     log,
   });
-  return { accounts: pg, billing: pg, sqlite: null, close: () => pg.close() };
+  const oauth = await PgOAuthStore.open({
+    url: config.accountsUrl,
+    timeoutMs: config.accountsTimeoutMs,
+    serve: true,
+  }).catch(async (error) => {
+    await pg.close();
+    throw error;
+  });
+  return {
+    accounts: pg,
+    billing: pg,
+    oauth,
+    async close() {
+      await oauth.close();
+      await pg.close();
+    },
+  };
 }

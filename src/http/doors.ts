@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from "../accounts/seam.ts";
+import type { ApiKeyInfo, MaybePromise } from "../accounts/seam.ts";
 import type { ApiError } from "../errors.ts";
 import type { Call } from "./context.ts";
 
@@ -30,8 +30,12 @@ export interface Door {
 
 /** How a door turns a caller's bearer credential into the key the call runs as. */
 export interface Gate {
-  /** The key the presented credential stands for, valid now; null for every kind of bad one. */
-  key(presented: string, now: Date): ApiKeyInfo | null;
+  /**
+   * The key the presented credential stands for, valid now; null for every kind of bad one. A
+   * Promise when a store must be read (an OAuth token on PostgreSQL); it rejects with an
+   * ApiError (503) when that store does not answer.
+   */
+  key(presented: string, now: Date): MaybePromise<ApiKeyInfo | null>;
   /** The one answer to every missing or bad credential (a 401 with its challenge). */
   refusal(): ApiError;
 }

@@ -1,4 +1,4 @@
-import type { Biller, ReserveResult } from "../accounts/seam.ts";
+import type { ApiKeyInfo, Biller, ReserveResult } from "../accounts/seam.ts";
 import type { Limits } from "../config.ts";
 import { ApiError, invalidParameter, problem, problemResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -148,7 +148,9 @@ export class Edge {
    * keys), else checked — every malformed header still costs one hash: one path for every kind
    * of bad key.
    */
-  private authenticate(call: Call, gate?: Gate): ApiError | null {
+  private authenticate(call: Call): ApiError | null;
+  private authenticate(call: Call, gate: Gate): ApiError | null | Promise<ApiError | null>;
+  private authenticate(call: Call, gate?: Gate): ApiError | null | Promise<ApiError | null> {
     const presented = BEARER.exec(call.request.headers.get("authorization") ?? "")?.[1] ?? "";
     const now = this.deps.now();
     call.key = this.deps.billing.knownKey(presented, now);
@@ -156,8 +158,22 @@ export class Edge {
     const address = call.client.address() ?? "unknown";
     const blocked = this.authFailures.blockedFor(address);
     if (blocked > 0) return rateLimited("too many failed authentications from this address", blocked);
-    call.key = gate ? gate.key(presented, now) : this.deps.billing.authenticate(presented, now);
-    if (call.key) return null;
+    const found = gate ? gate.key(presented, now) : this.deps.billing.authenticate(presented, now);
+    if (!(found instanceof Promise)) return this.identified(call, found, address, gate);
+    // A gate that reads a store (OAuth tokens on PostgreSQL) may fail: its 503 is the answer.
+    return found.then(
+      (key) => this.identified(call, key, address, gate),
+      (error) => {
+        if (error instanceof ApiError) return error;
+        throw error;
+      },
+    );
+  }
+
+  /** The call's key, or the one refusal of a bad credential (counted against its address). */
+  private identified(call: Call, key: ApiKeyInfo | null, address: string, gate?: Gate): ApiError | null {
+    call.key = key;
+    if (key) return null;
     this.authFailures.fail(address);
     return gate ? gate.refusal() : unauthorized();
   }
@@ -169,7 +185,11 @@ export class Edge {
    */
   private passDoor(call: Call, door: Door): Reply | Promise<Reply> {
     if (!door.gate) return this.serveDoor(call, door);
-    const refused = this.authenticate(call, door.gate) ?? this.limit(call);
+    const known = this.authenticate(call, door.gate);
+    const refused =
+      known instanceof Promise
+        ? known.then((error) => error ?? this.limit(call))
+        : (known ?? this.limit(call));
     return this.passOn(call, refused, (c) => this.serveDoor(c, door));
   }
 

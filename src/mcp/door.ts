@@ -9,7 +9,6 @@ import {
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { Billing } from "../accounts/billing.ts";
 import type { Door, DoorInput } from "../http/doors.ts";
 import { type GateDeps, mcpGate } from "./gate.ts";
 import { type RestCaller, type ToolDeps, toolServer } from "./server.ts";
@@ -18,7 +17,8 @@ import { type RestCaller, type ToolDeps, toolServer } from "./server.ts";
 const MAX_BODY_BYTES = 64 * 1024;
 
 export interface McpDoorDeps extends ToolDeps {
-  billing: Billing;
+  /** API keys' check (the REST gate's). */
+  billing: GateDeps["billing"];
   /** OAuth access tokens' check (gate.ts). */
   oauth: GateDeps["oauth"];
   /** The server's public base URL (no trailing slash): the challenge's metadata URL is under it. */

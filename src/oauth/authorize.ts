@@ -5,8 +5,8 @@ import { OFFLINE_SCOPE, READ_SCOPE } from "./metadata.ts";
 import { MAX_ATTEMPTS, type PendingRequest } from "./pending.ts";
 import { isLoopbackRedirect, redirectHost, redirectUriRegistered } from "./redirect-uris.ts";
 import { readForm, redirectTo } from "./responses.ts";
+import type { OAuthClient } from "./seam.ts";
 import { hashSecret, LIFETIME_MS, newGrantId, newSecret, sameSecret } from "./secrets.ts";
-import type { OAuthClient } from "./store.ts";
 
 /** The consent form's body: two ids, a key and a button. */
 const MAX_CONSENT_BYTES = 4096;
@@ -100,7 +100,7 @@ export async function showConsent(ctx: OAuthContext, url: URL, address: string):
 /** A registered client, or (when switched on) the client of a metadata document's URL: null if unknown, else why not. */
 async function findClient(ctx: OAuthContext, clientId: string): Promise<OAuthClient | string | null> {
   if (ctx.documents && isClientMetadataUrl(clientId)) return ctx.documents.client(clientId);
-  return clientId.length > 0 && clientId.length <= 100 ? ctx.store.findClient(clientId) : null;
+  return clientId.length > 0 && clientId.length <= 100 ? await ctx.store.findClient(clientId) : null;
 }
 
 /**
@@ -144,13 +144,13 @@ export async function decide(ctx: OAuthContext, request: Request, address: strin
  * other is not even checked while its address is throttled) and, if it stands, issues the
  * code and sends the person back to the client.
  */
-function approve(
+async function approve(
   ctx: OAuthContext,
   pending: PendingRequest,
   presented: string,
   address: string,
   now: Date,
-): Response {
+): Promise<Response> {
   const text = presented.trim();
   let key = ctx.keys.knownKey(text, now);
   if (!key) {
@@ -168,8 +168,8 @@ function approve(
   if (!key) return refuseKey(ctx, pending, address);
   const code = newSecret("code");
   const at = now.toISOString();
-  if (isClientMetadataUrl(pending.client.client_id)) ctx.store.saveDocumentClient(pending.client, at);
-  ctx.store.addGrantWithCode(
+  if (isClientMetadataUrl(pending.client.client_id)) await ctx.store.saveDocumentClient(pending.client, at);
+  await ctx.store.addGrantWithCode(
     {
       id: newGrantId(),
       client_id: pending.client.client_id,

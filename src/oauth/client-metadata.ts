@@ -4,7 +4,7 @@ import { request } from "node:https";
 import { BlockList, isIP } from "node:net";
 import { hasControlCharacters, MAX_REDIRECT_URI_LENGTH, redirectUriProblem } from "./redirect-uris.ts";
 import { MAX_CLIENT_NAME, MAX_REDIRECT_URIS } from "./register.ts";
-import type { OAuthClient } from "./store.ts";
+import type { OAuthClient } from "./seam.ts";
 
 /**
  * Client-ID metadata documents (the MCP authorization spec's preferred registration): a client

@@ -1,7 +1,7 @@
 import type { ApiKeyInfo } from "../accounts/seam.ts";
 import type { ClientMetadataDocuments } from "./client-metadata.ts";
 import type { PendingRequests } from "./pending.ts";
-import type { OAuthStore } from "./store.ts";
+import type { OAuthStore } from "./seam.ts";
 
 /** Counts an address's events in a window and says how long it must wait once over its limit. */
 export interface AddressThrottle {

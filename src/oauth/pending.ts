@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import type { OAuthClient } from "./seam.ts";
 import { LIFETIME_MS } from "./secrets.ts";
-import type { OAuthClient } from "./store.ts";
 
 /** An authorization request whose consent page is shown: what the code will be bound to. */
 export interface PendingRequest {

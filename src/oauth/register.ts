@@ -1,7 +1,7 @@
 import { hasControlCharacters, redirectUriProblem } from "./redirect-uris.ts";
 import { boundedText, jsonNoStore, oauthError } from "./responses.ts";
+import type { OAuthClient } from "./seam.ts";
 import { newClientId } from "./secrets.ts";
-import type { OAuthClient } from "./store.ts";
 
 /** A registration body larger than this is refused. */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;

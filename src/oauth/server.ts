@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
-import type { ApiKeyInfo } from "../accounts/seam.ts";
+import type { ApiKeyInfo, MaybePromise } from "../accounts/seam.ts";
+import { ApiError } from "../errors.ts";
 import { decide, showConsent } from "./authorize.ts";
 import { ClientMetadataDocuments, type DocumentFetcher } from "./client-metadata.ts";
 import { failurePage } from "./consent-page.ts";
@@ -8,8 +8,8 @@ import { authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, reso
 import { PendingRequests } from "./pending.ts";
 import { readRegistration, registered } from "./register.ts";
 import { jsonNoStore, jsonPublic, oauthError, preflight } from "./responses.ts";
+import { type AccessToken, andThen, type OAuthStore } from "./seam.ts";
 import { hashSecret, PREFIX } from "./secrets.ts";
-import { OAuthStore } from "./store.ts";
 import { revoke, token } from "./token.ts";
 
 /** Registrations one address may make a minute (Claude registers on every connection). */
@@ -23,8 +23,8 @@ const SWEEP_EVERY_MS = 3600_000;
 
 /** What the authorization server is built from. */
 export interface OAuthDeps {
-  /** The accounts database (its migrations hold the OAuth tables). */
-  db: Database;
+  /** Where clients, grants, codes and tokens are kept (beside the accounts: SQLite or PostgreSQL). */
+  store: OAuthStore;
   /** The REST gate's key check (`Billing`): a pasted key is checked exactly like a call's. */
   keys: KeyChecker;
   /**
@@ -63,9 +63,9 @@ export interface OAuthServer {
   /**
    * The live access token `presented` stands for, or null for every kind of bad one (not an
    * access token, unknown, expired, revoked, for another audience, its key disabled or
-   * expired — which also revokes its grant for good).
+   * expired — which also revokes its grant for good). A Promise when the store must be read.
    */
-  verifyAccessToken(presented: string, now: Date): VerifiedAccess | null;
+  verifyAccessToken(presented: string, now: Date): MaybePromise<VerifiedAccess | null>;
   /** The protected resource (`/mcp` under the issuer). */
   readonly resource: string;
 }
@@ -81,7 +81,7 @@ export function isOAuthPath(pathname: string): boolean {
  */
 export function createOAuthServer(deps: OAuthDeps): OAuthServer {
   const ctx: OAuthContext = {
-    store: new OAuthStore(deps.db),
+    store: deps.store,
     pending: new PendingRequests(),
     keys: deps.keys,
     get issuer() {
@@ -97,66 +97,88 @@ export function createOAuthServer(deps: OAuthDeps): OAuthServer {
   };
   if (deps.documents) ctx.documents = new ClientMetadataDocuments(deps.documents, ctx.now);
   let swept = 0;
-  const sweep = () => {
+  const sweep = async () => {
     const now = ctx.now();
     if (now.getTime() - swept < SWEEP_EVERY_MS) return;
     swept = now.getTime();
-    ctx.store.forgetExpired(now.toISOString());
-    forgetIdleClients(ctx, now);
+    await ctx.store.forgetExpired(now.toISOString());
+    await forgetIdleClients(ctx, now);
   };
   return {
     get resource() {
       return ctx.resource;
     },
     async handle(request, address) {
-      const url = new URL(request.url);
-      const issuer = ctx.issuer;
-      const route = `${request.method} ${url.pathname}`;
-      switch (route) {
-        case "GET /.well-known/oauth-protected-resource":
-        case "GET /.well-known/oauth-protected-resource/mcp":
-          return jsonPublic(protectedResourceMetadata(issuer));
-        case "GET /.well-known/oauth-authorization-server":
-          return jsonPublic(authorizationServerMetadata(issuer, ctx.documents !== null));
-        case `GET ${ENDPOINTS.authorize}`:
-          return showConsent(ctx, url, address);
-        case `POST ${ENDPOINTS.authorize}`:
-          return decide(ctx, request, address);
-        case `POST ${ENDPOINTS.token}`:
-          sweep();
-          return token(ctx, request, url);
-        case `POST ${ENDPOINTS.register}`:
-          return register(ctx, request, url, address);
-        case `POST ${ENDPOINTS.revoke}`:
-          return revoke(ctx, request, url);
+      try {
+        return await route(request, address);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== "unavailable") throw error;
+        return oauthError("temporarily_unavailable", error.detail, error.headers);
       }
-      if (request.method === "OPTIONS") return preflight();
-      return notServed(request.method, url.pathname);
     },
     verifyAccessToken(presented, now) {
       if (!presented.startsWith(PREFIX.access) || presented.length > 100) return null;
-      const found = ctx.store.findAccessToken(hashSecret(presented));
-      if (!found || found.grant.revoked_at !== null || Date.parse(found.expires_at) <= now.getTime())
-        return null;
-      if (found.grant.resource !== ctx.resource) return null;
-      if (!keyStands(found.key, now)) {
-        ctx.store.revokeGrant(found.grant.id, now.toISOString());
-        return null;
-      }
-      return {
-        key: found.key,
-        clientId: found.grant.client_id,
-        scopes: found.grant.scope.split(" "),
-        expiresAt: Math.floor(Date.parse(found.expires_at) / 1000),
-        resource: found.grant.resource,
-      };
+      return andThen(ctx.store.findAccessToken(hashSecret(presented)), (found) =>
+        liveAccess(ctx, found, now),
+      );
     },
+  };
+
+  /** The endpoint a request is for, answered; a store that does not answer throws (a 503 above). */
+  async function route(request: Request, address: string): Promise<Response> {
+    const url = new URL(request.url);
+    const issuer = ctx.issuer;
+    switch (`${request.method} ${url.pathname}`) {
+      case "GET /.well-known/oauth-protected-resource":
+      case "GET /.well-known/oauth-protected-resource/mcp":
+        return jsonPublic(protectedResourceMetadata(issuer));
+      case "GET /.well-known/oauth-authorization-server":
+        return jsonPublic(authorizationServerMetadata(issuer, ctx.documents !== null));
+      case `GET ${ENDPOINTS.authorize}`:
+        return showConsent(ctx, url, address);
+      case `POST ${ENDPOINTS.authorize}`:
+        return decide(ctx, request, address);
+      case `POST ${ENDPOINTS.token}`:
+        await sweep();
+        return token(ctx, request, url);
+      case `POST ${ENDPOINTS.register}`:
+        return register(ctx, request, url, address);
+      case `POST ${ENDPOINTS.revoke}`:
+        return revoke(ctx, request, url);
+    }
+    if (request.method === "OPTIONS") return preflight();
+    return notServed(request.method, url.pathname);
+  }
+}
+
+/**
+ * What a found access token grants: null unless it is unexpired, its grant stands, its
+ * audience is this server's `/mcp` and its approving key stands (a key that no longer does
+ * revokes the grant for good; that write is not waited for: the next use checks the key again).
+ */
+function liveAccess(ctx: OAuthContext, found: AccessToken | null, now: Date): VerifiedAccess | null {
+  if (!found || found.grant.revoked_at !== null || Date.parse(found.expires_at) <= now.getTime()) return null;
+  if (found.grant.resource !== ctx.resource) return null;
+  if (!keyStands(found.key, now)) {
+    const revoked = ctx.store.revokeGrant(found.grant.id, now.toISOString());
+    if (revoked instanceof Promise) void revoked.catch(() => {});
+    return null;
+  }
+  return {
+    key: found.key,
+    clientId: found.grant.client_id,
+    scopes: found.grant.scope.split(" "),
+    expiresAt: Math.floor(Date.parse(found.expires_at) / 1000),
+    resource: found.grant.resource,
   };
 }
 
 /** Forgets clients unused for CLIENT_IDLE_MS that hold no valid token. */
-function forgetIdleClients(ctx: OAuthContext, now: Date): void {
-  ctx.store.forgetIdleClients(new Date(now.getTime() - CLIENT_IDLE_MS).toISOString(), now.toISOString());
+function forgetIdleClients(ctx: OAuthContext, now: Date): MaybePromise<number> {
+  return ctx.store.forgetIdleClients(
+    new Date(now.getTime() - CLIENT_IDLE_MS).toISOString(),
+    now.toISOString(),
+  );
 }
 
 /** A path of no endpoint (404), or an endpoint's path with another method (405). */
@@ -191,15 +213,15 @@ async function register(ctx: OAuthContext, request: Request, url: URL, address: 
   const now = ctx.now();
   const read = await readRegistration(request, now);
   if (!read.ok) return read.response;
-  if (ctx.store.clientCount() >= MAX_CLIENTS) {
-    forgetIdleClients(ctx, now);
-    if (ctx.store.clientCount() >= MAX_CLIENTS)
+  if ((await ctx.store.clientCount()) >= MAX_CLIENTS) {
+    await forgetIdleClients(ctx, now);
+    if ((await ctx.store.clientCount()) >= MAX_CLIENTS)
       return oauthError(
         "temporarily_unavailable",
         "this server holds as many clients as it may; try again later",
       );
   }
   ctx.registrations.fail(address);
-  ctx.store.addClient(read.client);
+  await ctx.store.addClient(read.client);
   return registered(read.client);
 }

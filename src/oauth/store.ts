@@ -1,56 +1,26 @@
 import type { Database } from "bun:sqlite";
-import type { ApiKeyInfo } from "../accounts/seam.ts";
+import type {
+  AccessToken,
+  CodeRecord,
+  Grant,
+  GrantFilter,
+  GrantListing,
+  OAuthClient,
+  OAuthStore,
+  Redeemable,
+  TokenRecord,
+} from "./seam.ts";
 
-/** A registered client, as `/oauth/register` stored it. */
-export interface OAuthClient {
-  client_id: string;
-  client_name: string | null;
-  redirect_uris: string[];
-  grant_types: string[];
-  /** The registration response's fields (RFC 7591 §3.2.1), given back as stored. */
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
-
-/** One consent: the family of every code and token issued from it. */
-export interface Grant {
-  id: string;
-  client_id: string;
-  user_id: string;
-  key_id: string;
-  scope: string;
-  resource: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-/** A code or refresh token looked up for redemption, with its grant and the approving key. */
-export interface Redeemable {
-  grant: Grant;
-  key: ApiKeyInfo;
-  expires_at: string;
-  /** Set when it was redeemed before: a replay. */
-  used_at: string | null;
-  /** A code's binding (absent for a refresh token). */
-  redirect_uri?: string;
-  code_challenge?: string;
-}
-
-/** An access token that is live: its grant, the key it is charged to, its expiry. */
-export interface AccessToken {
-  grant: Grant;
-  key: ApiKeyInfo;
-  expires_at: string;
-}
-
-const GRANT_COLUMNS = `g.id AS g_id, g.client_id AS g_client_id, g.user_id AS g_user_id, g.key_id AS g_key_id,
+/** The columns of a grant and its approving key, joined as `g` and `k` (both stores read them so). */
+export const GRANT_COLUMNS = `g.id AS g_id, g.client_id AS g_client_id, g.user_id AS g_user_id, g.key_id AS g_key_id,
   g.scope AS g_scope, g.resource AS g_resource, g.created_at AS g_created_at, g.revoked_at AS g_revoked_at,
   k.id AS k_id, k.user_id AS k_user_id, k.name AS k_name, k.prefix AS k_prefix, k.created_at AS k_created_at,
   k.expires_at AS k_expires_at, k.disabled_at AS k_disabled_at, k.last_used_at AS k_last_used_at`;
 
-type JoinedRow = Record<string, string | null>;
+export type JoinedRow = Record<string, string | null>;
 
-interface ClientRow {
+/** A client as both stores keep it: its lists and metadata as JSON text. */
+export interface ClientRow {
   client_id: string;
   client_name: string | null;
   redirect_uris: string;
@@ -60,13 +30,14 @@ interface ClientRow {
 }
 
 /**
- * Every SQL statement of the authorization server, on the accounts database (its tables come
- * from the accounts migrations). Codes and tokens are looked up by hash only; the caller hashes.
+ * The authorization server's records in the SQLite accounts database of one machine (its
+ * tables come from the accounts migrations, db.ts). Single use holds across processes on the
+ * same file: a redemption's mark and read are one immediate transaction.
  */
-export class OAuthStore {
+export class SqliteOAuthStore implements OAuthStore {
+  /** `db` is the accounts store's; it stays open when this closes. */
   constructor(private readonly db: Database) {}
 
-  /** Stores a new client. */
   addClient(client: OAuthClient): void {
     this.db
       .query(
@@ -83,10 +54,6 @@ export class OAuthStore {
       });
   }
 
-  /**
-   * Stores or refreshes a client known by its metadata document (kept so that its grants,
-   * codes and tokens have their client, as registered ones do).
-   */
   saveDocumentClient(client: OAuthClient, now: string): void {
     this.db
       .query(
@@ -111,30 +78,13 @@ export class OAuthStore {
         "SELECT client_id, client_name, redirect_uris, grant_types, metadata, created_at FROM oauth_clients WHERE client_id = $id",
       )
       .get({ id: clientId });
-    if (!row) return null;
-    return {
-      ...row,
-      redirect_uris: JSON.parse(row.redirect_uris),
-      grant_types: JSON.parse(row.grant_types),
-      metadata: JSON.parse(row.metadata),
-    };
-  }
-
-  /** Marks a client as used (a consent, a token): idle clients without live grants are forgotten. */
-  touchClient(clientId: string, now: string): void {
-    this.db
-      .query("UPDATE oauth_clients SET last_used_at = $now WHERE client_id = $id")
-      .run({ id: clientId, now });
+    return row ? clientOf(row) : null;
   }
 
   clientCount(): number {
     return (this.db.query("SELECT count(*) AS n FROM oauth_clients").get() as { n: number }).n;
   }
 
-  /**
-   * Forgets clients unused since `before` that hold no token still valid at `now` (their
-   * grants, codes and tokens go with them). Returns how many were removed.
-   */
   forgetIdleClients(before: string, now: string): number {
     return this.db
       .query(
@@ -145,11 +95,7 @@ export class OAuthStore {
       .run({ before, now }).changes;
   }
 
-  /** Records a consent and the authorization code it issues, in one transaction. */
-  addGrantWithCode(
-    grant: Omit<Grant, "revoked_at">,
-    code: { hash: string; redirect_uri: string; code_challenge: string; expires_at: string },
-  ): void {
+  addGrantWithCode(grant: Omit<Grant, "revoked_at">, code: CodeRecord): void {
     this.db
       .transaction(() => {
         this.db
@@ -168,11 +114,6 @@ export class OAuthStore {
       .immediate();
   }
 
-  /**
-   * Marks a code used and returns it as it was (with `used_at` set if it had been used
-   * before); null for an unknown code. Single use holds across processes: the mark and the
-   * read are one transaction.
-   */
   redeemCode(hash: string, now: string): Redeemable | null {
     return this.db
       .transaction(() => {
@@ -195,7 +136,6 @@ export class OAuthStore {
       .immediate();
   }
 
-  /** The same for a refresh token: marked used (rotated) and returned as it was; null if unknown. */
   redeemRefreshToken(hash: string, now: string): Redeemable | null {
     return this.db
       .transaction(() => {
@@ -214,13 +154,7 @@ export class OAuthStore {
       .immediate();
   }
 
-  /** Stores the hashes of a newly issued access token and (if any) refresh token of a grant. */
-  addTokens(
-    grantId: string,
-    access: { hash: string; expires_at: string },
-    refresh: { hash: string; expires_at: string } | null,
-    now: string,
-  ): void {
+  addTokens(grantId: string, access: TokenRecord, refresh: TokenRecord | null, now: string): void {
     const insert = this.db.query(
       "INSERT INTO oauth_tokens (hash, grant_id, kind, expires_at) VALUES ($hash, $grant, $kind, $expires_at)",
     );
@@ -237,7 +171,6 @@ export class OAuthStore {
       .immediate();
   }
 
-  /** An access token by hash, with its grant and key, whatever their state; the caller decides validity. */
   findAccessToken(hash: string): AccessToken | null {
     const row = this.db
       .query<JoinedRow, { h: string }>(
@@ -249,7 +182,6 @@ export class OAuthStore {
     return row ? joined(row) : null;
   }
 
-  /** The grant a code or token (by hash) belongs to, for revocation; null if unknown. */
   grantOfSecret(hash: string): Grant | null {
     const row = this.db
       .query<JoinedRow, { h: string }>(
@@ -260,22 +192,47 @@ export class OAuthStore {
     return row ? joined(row).grant : null;
   }
 
-  /** Revokes a grant: every code and token of its family stops working. Idempotent. */
-  revokeGrant(grantId: string, now: string): void {
-    this.db
-      .query("UPDATE oauth_grants SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
-      .run({ id: grantId, now });
+  revokeGrant(grantId: string, now: string): boolean {
+    return (
+      this.db
+        .query("UPDATE oauth_grants SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL")
+        .run({ id: grantId, now }).changes === 1
+    );
   }
 
-  /** Forgets codes and tokens past their expiry (their hashes serve nothing after it). */
+  listGrants(filter: GrantFilter): GrantListing[] {
+    return this.db
+      .query<GrantListing, { user: string | null; grant: string | null; revoked: number }>(
+        `SELECT g.id, g.client_id, g.user_id, g.key_id, g.scope, g.resource, g.created_at, g.revoked_at,
+           c.client_name, (SELECT max(t.expires_at) FROM oauth_tokens t WHERE t.grant_id = g.id AND t.used_at IS NULL) AS live_until
+         FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
+         WHERE ($user IS NULL OR g.user_id = $user) AND ($grant IS NULL OR g.id = $grant)
+           AND ($revoked = 1 OR g.revoked_at IS NULL)
+         ORDER BY g.created_at DESC, g.id`,
+      )
+      .all({ user: filter.userId ?? null, grant: filter.grantId ?? null, revoked: filter.revoked ? 1 : 0 });
+  }
+
   forgetExpired(now: string): number {
     const codes = this.db.query("DELETE FROM oauth_codes WHERE expires_at < $now").run({ now }).changes;
     return codes + this.db.query("DELETE FROM oauth_tokens WHERE expires_at < $now").run({ now }).changes;
   }
+
+  close(): void {}
+}
+
+/** A stored client row's record. */
+export function clientOf(row: ClientRow): OAuthClient {
+  return {
+    ...row,
+    redirect_uris: JSON.parse(row.redirect_uris),
+    grant_types: JSON.parse(row.grant_types),
+    metadata: JSON.parse(row.metadata),
+  };
 }
 
 /** A joined row's grant and key, and the code's or token's own expiry and use. */
-function joined(row: JoinedRow): Redeemable {
+export function joined(row: JoinedRow): Redeemable {
   return {
     expires_at: row.expires_at as string,
     used_at: row.used_at ?? null,

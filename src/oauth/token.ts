@@ -1,8 +1,9 @@
+import type { MaybePromise } from "../accounts/seam.ts";
 import { isOurResource, keyStands, type OAuthContext } from "./context.ts";
 import { MAX_REDIRECT_URI_LENGTH } from "./redirect-uris.ts";
 import { jsonNoStore, oauthError, readForm } from "./responses.ts";
+import type { Grant, OAuthClient, Redeemable } from "./seam.ts";
 import { hashSecret, LIFETIME_MS, newSecret, pkceMatches } from "./secrets.ts";
-import type { Grant, OAuthClient, Redeemable } from "./store.ts";
 
 /** A token or revocation request's form: a few short fields. */
 const MAX_FORM_BYTES = 4096;
@@ -24,18 +25,18 @@ export async function token(ctx: OAuthContext, request: Request, url: URL): Prom
     return grantType === undefined
       ? oauthError("invalid_request", "grant_type is required")
       : oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
-  const client = knownClient(ctx, form.get("client_id"));
+  const client = await knownClient(ctx, form.get("client_id"));
   // An unknown client is told so (401): clients register again on it.
   if (!client) return oauthError("invalid_client", "unknown client_id; register again");
   return grantType === "authorization_code" ? byCode(ctx, client, form) : byRefreshToken(ctx, client, form);
 }
 
 /** The stored client of a `client_id` (a registered one, or one a consent found by its metadata document). */
-function knownClient(ctx: OAuthContext, clientId: string | undefined): OAuthClient | null {
+function knownClient(ctx: OAuthContext, clientId: string | undefined): MaybePromise<OAuthClient | null> {
   return clientId && clientId.length <= MAX_REDIRECT_URI_LENGTH ? ctx.store.findClient(clientId) : null;
 }
 
-function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Response {
+async function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Promise<Response> {
   const code = form.get("code");
   const verifier = form.get("code_verifier");
   const redirectUri = form.get("redirect_uri");
@@ -44,9 +45,9 @@ function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string
   if (!VERIFIER.test(verifier))
     return oauthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters");
   const now = ctx.now();
-  const found = redeemable(
+  const found = await redeemable(
     ctx,
-    ctx.store.redeemCode(hashSecret(code), now.toISOString()),
+    await ctx.store.redeemCode(hashSecret(code), now.toISOString()),
     client,
     form,
     now,
@@ -60,12 +61,16 @@ function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, string
   return issue(ctx, found.grant, client, now);
 }
 
-function byRefreshToken(ctx: OAuthContext, client: OAuthClient, form: Map<string, string>): Response {
+async function byRefreshToken(
+  ctx: OAuthContext,
+  client: OAuthClient,
+  form: Map<string, string>,
+): Promise<Response> {
   const presented = form.get("refresh_token");
   if (!presented) return oauthError("invalid_request", "refresh_token is required");
   const now = ctx.now();
-  const redeemed = ctx.store.redeemRefreshToken(hashSecret(presented), now.toISOString());
-  const found = redeemable(ctx, redeemed, client, form, now, "refresh token");
+  const redeemed = await ctx.store.redeemRefreshToken(hashSecret(presented), now.toISOString());
+  const found = await redeemable(ctx, redeemed, client, form, now, "refresh token");
   if (found instanceof Response) return found;
   const granted = found.grant.scope.split(" ");
   const asked = form.get("scope");
@@ -81,18 +86,18 @@ function byRefreshToken(ctx: OAuthContext, client: OAuthClient, form: Map<string
  * grant dies with it); a grant made under another public URL; a `resource` other than this
  * server's.
  */
-function redeemable(
+async function redeemable(
   ctx: OAuthContext,
   found: Redeemable | null,
   client: OAuthClient,
   form: Map<string, string>,
   now: Date,
   what: string,
-): Redeemable | Response {
+): Promise<Redeemable | Response> {
   if (!found) return oauthError("invalid_grant", `unknown ${what}`);
   const at = now.toISOString();
   if (found.used_at !== null) {
-    ctx.store.revokeGrant(found.grant.id, at);
+    await ctx.store.revokeGrant(found.grant.id, at);
     return oauthError(
       "invalid_grant",
       `this ${what} was used before; every token issued with its grant is revoked`,
@@ -104,7 +109,7 @@ function redeemable(
     return oauthError("invalid_grant", `the ${what} has expired`);
   if (found.grant.revoked_at !== null) return oauthError("invalid_grant", "the grant has been revoked");
   if (!keyStands(found.key, now)) {
-    ctx.store.revokeGrant(found.grant.id, at);
+    await ctx.store.revokeGrant(found.grant.id, at);
     return oauthError("invalid_grant", "the API key that approved this grant is disabled or expired");
   }
   // A grant made under another public URL is dead: its tokens would be refused at /mcp.
@@ -117,11 +122,11 @@ function redeemable(
 }
 
 /** A new access token, and a new refresh token when the client registered the refresh grant. */
-function issue(ctx: OAuthContext, grant: Grant, client: OAuthClient, now: Date): Response {
+async function issue(ctx: OAuthContext, grant: Grant, client: OAuthClient, now: Date): Promise<Response> {
   const access = newSecret("access");
   const refresh = client.grant_types.includes("refresh_token") ? newSecret("refresh") : null;
   const ms = now.getTime();
-  ctx.store.addTokens(
+  await ctx.store.addTokens(
     grant.id,
     { hash: hashSecret(access), expires_at: new Date(ms + LIFETIME_MS.access).toISOString() },
     refresh === null
@@ -149,9 +154,10 @@ export async function revoke(ctx: OAuthContext, request: Request, url: URL): Pro
   if (typeof form === "string") return oauthError("invalid_request", form);
   const presented = form.get("token");
   if (!presented) return oauthError("invalid_request", "token is required");
-  const client = knownClient(ctx, form.get("client_id"));
+  const client = await knownClient(ctx, form.get("client_id"));
   if (!client) return oauthError("invalid_client", "unknown client_id");
-  const grant = ctx.store.grantOfSecret(hashSecret(presented));
-  if (grant && grant.client_id === client.client_id) ctx.store.revokeGrant(grant.id, ctx.now().toISOString());
+  const grant = await ctx.store.grantOfSecret(hashSecret(presented));
+  if (grant && grant.client_id === client.client_id)
+    await ctx.store.revokeGrant(grant.id, ctx.now().toISOString());
   return jsonNoStore({});
 }

@@ -341,7 +341,7 @@ describe("the gate of /mcp", () => {
   test("missing, unknown, malformed and disabled keys: one 401 with the metadata challenge", async () => {
     const { key, keyId } = server.newKey(5);
     server.accounts.setKeyDisabled(keyId, true);
-    const challenge = `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`;
+    const challenge = `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp", scope="stockd:read"`;
     const bodies = new Set<string>();
     for (const auth of [undefined, "Bearer sk_unknown", "Bearer", "Basic abc", `Bearer ${key}`]) {
       const res = await post(auth ? { authorization: auth } : {});
@@ -351,6 +351,18 @@ describe("the gate of /mcp", () => {
       bodies.add(body.detail);
     }
     expect(bodies.size).toBe(1);
+  });
+
+  test("the challenge's scope is one both metadata documents advertise", async () => {
+    const res = await post({});
+    const scope = /scope="([^"]+)"/.exec(res.headers.get("www-authenticate") ?? "")?.[1];
+    expect(scope).toBeDefined();
+    for (const path of ["oauth-protected-resource/mcp", "oauth-authorization-server"]) {
+      const doc = (await (await fetch(`${server.url}/.well-known/${path}`)).json()) as {
+        scopes_supported: string[];
+      };
+      for (const s of (scope as string).split(" ")) expect(doc.scopes_supported, path).toContain(s);
+    }
   });
 
   test("a foreign Origin or Host is a 403; loopback ones pass", async () => {

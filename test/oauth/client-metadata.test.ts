@@ -211,7 +211,7 @@ describe("a client known by its metadata document", () => {
     });
     expect(res.status).toBe(200);
     const { access_token } = (await res.json()) as { access_token: string };
-    expect(auth.oauth.verifyAccessToken(access_token, auth.now())?.clientId).toBe(CLIENT);
+    expect((await auth.oauth.verifyAccessToken(access_token, auth.now()))?.clientId).toBe(CLIENT);
   });
 
   test("a document naming another client_id, a redirect URI it does not list, a fetch that fails: an error page, no redirect", async () => {

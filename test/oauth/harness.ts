@@ -9,6 +9,7 @@ import { AccountsStore } from "../../src/accounts/store.ts";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
 import type { DocumentFetcher } from "../../src/oauth/client-metadata.ts";
 import { createOAuthServer, type OAuthServer } from "../../src/oauth/server.ts";
+import { SqliteOAuthStore } from "../../src/oauth/store.ts";
 import { tempDir } from "../helpers/env.ts";
 
 export interface AuthHarness {
@@ -37,7 +38,7 @@ export function startAuthServer(
   const now = () => new Date(Date.now() + offset);
   let base = "";
   const oauth = createOAuthServer({
-    db: accounts.db,
+    store: new SqliteOAuthStore(accounts.db),
     keys: billing,
     publicUrl: () => base,
     authFailures: new AuthFailureThrottle(opts.authFailuresPerMinute ?? 1000),

@@ -5,76 +5,12 @@
  * user; and the /mcp gate's answers to bad tokens.
  */
 import { describe, expect, test } from "bun:test";
-import {
-  Client,
-  type OAuthClientInformationContext,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { useDemoServer } from "../helpers/server.ts";
-import { consentBot, fullFlow } from "./bot.ts";
+import { fullFlow } from "./bot.ts";
+import { BotProvider } from "./sdk-provider.ts";
 
 const server = useDemoServer();
-
-/** A client's OAuth storage in memory, whose "browser" is the consent bot pasting `apiKey`. */
-class BotProvider implements OAuthClientProvider {
-  private creds = new Map<string, OAuthClientInformationMixed>();
-  private stored?: OAuthTokens;
-  private verifier?: string;
-  private discovery?: OAuthDiscoveryState;
-  /** Where the consent sent the browser: the client's callback URL with the code. */
-  callback?: URL;
-  lastState?: string;
-  /** Registered port-less; the callback comes back on another port (loopback: any port). */
-  readonly redirectUrl = "http://127.0.0.1:39871/callback";
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: "stockd SDK test",
-    redirect_uris: ["http://127.0.0.1/callback"],
-    application_type: "native",
-  };
-
-  constructor(private readonly apiKey: string) {}
-
-  clientInformation(ctx?: OAuthClientInformationContext) {
-    return ctx ? this.creds.get(ctx.issuer) : undefined;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext) {
-    if (ctx) this.creds.set(ctx.issuer, info);
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  state() {
-    this.lastState = crypto.randomUUID();
-    return this.lastState;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  async redirectToAuthorization(url: URL) {
-    const answer = await consentBot(url.href, this.apiKey);
-    if (answer.status !== 303) throw new Error(`consent: ${answer.status} ${await answer.text()}`);
-    this.callback = new URL(answer.headers.get("location") ?? "");
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error("no code verifier");
-    return this.verifier;
-  }
-}
 
 /** Connects a client to /mcp the way an interactive client does: OAuth, the consent, again with the token. */
 async function connectWithOAuth(apiKey: string, mode: "auto" | "legacy" = "auto") {

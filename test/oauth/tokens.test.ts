@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { AuthFailureThrottle } from "../../src/http/limits.ts";
 import { createOAuthServer } from "../../src/oauth/server.ts";
+import { SqliteOAuthStore } from "../../src/oauth/store.ts";
 import {
   authorizationUrl,
   codeOf,
@@ -55,7 +56,7 @@ describe("the authorization-code flow", () => {
     expect(tokens.scope).toBe("stockd:read");
     expect(tokens.access_token).toStartWith("stk_at_");
     expect(tokens.refresh_token).toStartWith("stk_rt_");
-    const access = auth.oauth.verifyAccessToken(tokens.access_token, auth.now());
+    const access = await auth.oauth.verifyAccessToken(tokens.access_token, auth.now());
     expect(access?.key.id).toBe(keyId);
     expect(access?.key.user_id).toBe(userId);
     expect(access?.resource).toBe(`${auth.base}/mcp`);
@@ -81,11 +82,11 @@ describe("the authorization-code flow", () => {
     const first = await tokenRequest(auth.base, fields);
     expect(first.status).toBe(200);
     const tokens = (await first.json()) as Tokens;
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
     const again = await tokenRequest(auth.base, fields);
     expect(again.status).toBe(400);
     expect(((await again.json()) as { error: string }).error).toBe("invalid_grant");
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
   });
 
   test("a wrong PKCE verifier, another redirect URI or another client get invalid_grant", async () => {
@@ -179,7 +180,7 @@ describe("refresh tokens", () => {
     const next = (await res.json()) as Tokens;
     expect(next.refresh_token).not.toBe(tokens.refresh_token);
     expect(next.access_token).not.toBe(tokens.access_token);
-    expect(auth.oauth.verifyAccessToken(next.access_token, auth.now())).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(next.access_token, auth.now())).not.toBeNull();
     const third = await refresh(clientId, next.refresh_token);
     expect(third.status).toBe(200);
   });
@@ -190,8 +191,8 @@ describe("refresh tokens", () => {
     const replay = await refresh(clientId, tokens.refresh_token);
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
-    expect(auth.oauth.verifyAccessToken(next.access_token, auth.now())).toBeNull();
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(next.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
     expect((await refresh(clientId, next.refresh_token)).status).toBe(400);
   });
 
@@ -262,21 +263,23 @@ describe("access tokens at the resource", () => {
   test("an access token lives one hour", async () => {
     const { tokens } = await fullFlow(auth.base, auth.newKey().key);
     const issued = auth.now().getTime();
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, new Date(issued + 3590_000))).not.toBeNull();
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, new Date(issued + 3601_000))).toBeNull();
+    expect(
+      await auth.oauth.verifyAccessToken(tokens.access_token, new Date(issued + 3590_000)),
+    ).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, new Date(issued + 3601_000))).toBeNull();
   });
 
   test("a token issued for another resource (the server's URL changed) is refused, and so is its refresh", async () => {
     const { clientId, tokens } = await fullFlow(auth.base, auth.newKey().key);
     const elsewhere = createOAuthServer({
-      db: auth.accounts.db,
+      store: new SqliteOAuthStore(auth.accounts.db),
       keys: { authenticate: () => null, knownKey: () => null },
       publicUrl: () => "https://stocks.example.com",
       authFailures: new AuthFailureThrottle(10),
       registrations: new AuthFailureThrottle(10),
     });
-    expect(elsewhere.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+    expect(await elsewhere.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
     // Its refresh token is refused there too: the client must authorize again.
     const refreshed = await elsewhere.handle(
       new Request("https://stocks.example.com/oauth/token", {
@@ -299,16 +302,16 @@ describe("access tokens at the resource", () => {
     const { key } = auth.newKey();
     const { tokens } = await fullFlow(auth.base, key);
     for (const presented of [tokens.refresh_token, key, "stk_at_", "stk_at_nope", ""])
-      expect(auth.oauth.verifyAccessToken(presented, auth.now())).toBeNull();
+      expect(await auth.oauth.verifyAccessToken(presented, auth.now())).toBeNull();
   });
 
   test("disabling the approving key kills its grants for good: access, refresh, even after re-enabling", async () => {
     const { key, keyId } = auth.newKey();
     const { clientId, tokens } = await fullFlow(auth.base, key);
     expect(auth.accounts.setKeyDisabled(keyId, true)).toBe(true);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
     auth.accounts.setKeyDisabled(keyId, false);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
     const res = await refresh(clientId, tokens.refresh_token);
     expect(res.status).toBe(400);
   });
@@ -317,9 +320,9 @@ describe("access tokens at the resource", () => {
     const expiresAt = new Date(auth.now().getTime() + 30 * 60_000).toISOString();
     const { key } = auth.newKey(100, expiresAt);
     const { clientId, tokens } = await fullFlow(auth.base, key);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
     auth.advance(31 * 60_000);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
     const res = await refresh(clientId, tokens.refresh_token);
     expect(((await res.json()) as { error_description: string }).error_description).toMatch(
       /grant has been revoked|disabled or expired/,
@@ -336,9 +339,9 @@ describe("access tokens at the resource", () => {
       });
     const other = await registerClient(auth.base);
     expect((await revoke(tokens.access_token, other)).status).toBe(200);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
     expect((await revoke("stk_rt_unknown", clientId)).status).toBe(200);
     expect((await revoke(tokens.refresh_token, clientId)).status).toBe(200);
-    expect(auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).toBeNull();
   });
 });

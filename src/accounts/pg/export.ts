@@ -3,7 +3,9 @@
  * hashes, the ledger) into a migrated PostgreSQL database, in one transaction, idempotently:
  * rows keep their ids and a row already there is left as it is, so a second run adds nothing.
  * Then the counts and every user's balance are compared on both sides and against the ledger.
- * Remembered idempotent responses (a 24-hour cache) and the OAuth tables stay behind.
+ * OAuth clients, grants not revoked and their unexpired, unused tokens (hashes) go too, so that
+ * signed-in MCP clients stay signed in; codes (a minute's life) and remembered idempotent
+ * responses (a 24-hour cache) stay behind.
  */
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
@@ -18,6 +20,8 @@ export interface ExportReport {
   ledger_rows: number;
   /** Rows the target did not have before this run. */
   added: { users: number; keys: number; ledger_rows: number };
+  /** OAuth rows the target did not have before this run. */
+  oauth_added: { clients: number; grants: number; tokens: number };
   /** Users whose balance differs between the two, or from their ledger in the target. */
   mismatches: { user_id: string; sqlite: number; postgres: number; postgres_ledger: number }[];
 }
@@ -42,8 +46,9 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
     const ledger = source
       .query("SELECT id, user_id, delta, reason, endpoint, request_id, created_at FROM ledger ORDER BY id")
       .all() as Row[];
+    const oauth = readOAuth(source, new Date().toISOString());
     source.exec("COMMIT");
-    const added = await target.begin(async (tx) => {
+    const [added, oauthAdded] = await target.begin(async (tx) => {
       const counts = {
         users: await insertAll(tx, "users", users),
         keys: await insertAll(tx, "api_keys", keys),
@@ -51,13 +56,19 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
       };
       // Rows inserted with their ids: the next id the database makes comes after them.
       await tx`SELECT setval(pg_get_serial_sequence('ledger', 'id'), greatest((SELECT max(id) FROM ledger), 1))`;
-      return counts;
+      const oauthCounts = {
+        clients: await insertAll(tx, "oauth_clients", oauth.clients),
+        grants: await insertAll(tx, "oauth_grants", oauth.grants),
+        tokens: await insertAll(tx, "oauth_tokens", oauth.tokens),
+      };
+      return [counts, oauthCounts] as const;
     });
     return {
       users: users.length,
       keys: keys.length,
       ledger_rows: ledger.length,
       added,
+      oauth_added: oauthAdded,
       mismatches: await compare(target, users),
     };
   } finally {
@@ -66,8 +77,44 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
   }
 }
 
+/**
+ * The OAuth rows worth moving at `now`: every client, the grants not revoked, and their tokens
+ * not yet used or expired (an empty set from a database made before OAuth's tables).
+ */
+function readOAuth(source: Database, now: string): { clients: Row[]; grants: Row[]; tokens: Row[] } {
+  const present = source
+    .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'oauth_grants'")
+    .get();
+  if (!present) return { clients: [], grants: [], tokens: [] };
+  return {
+    clients: source
+      .query(
+        `SELECT client_id, client_name, redirect_uris, grant_types, metadata, created_at, last_used_at
+         FROM oauth_clients ORDER BY client_id`,
+      )
+      .all() as Row[],
+    grants: source
+      .query(
+        `SELECT id, client_id, user_id, key_id, scope, resource, created_at, revoked_at
+         FROM oauth_grants WHERE revoked_at IS NULL ORDER BY id`,
+      )
+      .all() as Row[],
+    tokens: source
+      .query(
+        `SELECT t.hash, t.grant_id, t.kind, t.expires_at, t.used_at FROM oauth_tokens t
+         JOIN oauth_grants g ON g.id = t.grant_id
+         WHERE g.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > $now ORDER BY t.hash`,
+      )
+      .all({ now }) as Row[],
+  };
+}
+
 /** Inserts rows that are not there yet (by primary key); returns how many were added. */
-async function insertAll(tx: SQL, table: "users" | "api_keys" | "ledger", rows: Row[]): Promise<number> {
+async function insertAll(
+  tx: SQL,
+  table: "users" | "api_keys" | "ledger" | "oauth_clients" | "oauth_grants" | "oauth_tokens",
+  rows: Row[],
+): Promise<number> {
   let added = 0;
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import type { SQL } from "bun";
 import accounts001 from "./migrations/001_accounts.sql" with { type: "text" };
 import exportPayments002 from "./migrations/002_export_payments.sql" with { type: "text" };
+import oauth003 from "./migrations/003_oauth.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -22,14 +23,18 @@ function migration(version: number, name: string, sql: string): Migration {
   return { version, name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
 }
 
-/** Never edit a released file: append a new one. */
+/**
+ * Never edit a released file: append a new one. Versions need not be contiguous: each is
+ * applied once, by its number, whatever was applied before it.
+ */
 export const PG_MIGRATIONS: readonly Migration[] = [
   migration(1, "001_accounts.sql", accounts001),
   migration(2, "002_export_payments.sql", exportPayments002),
-];
+  migration(3, "003_oauth.sql", oauth003),
+].sort((a, b) => a.version - b.version);
 
-/** The schema version this build needs. */
-export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
+/** The schema version this build needs: its newest migration's. */
+export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 
 /** The advisory lock key of migrations (a constant: "stockd" in ASCII). */
 const LOCK_KEY = 0x73746f636b64;
@@ -59,7 +64,7 @@ export async function migratePostgres(sql: SQL): Promise<number[]> {
       const applied = await history(conn);
       checkApplied(applied);
       const done: number[] = [];
-      for (const m of PG_MIGRATIONS.slice(applied.length)) {
+      for (const m of missing(applied)) {
         await conn.begin(async (tx) => {
           await tx.unsafe(m.sql).simple();
           await tx`INSERT INTO stockd_migrations (version, name, checksum) VALUES (${m.version}, ${m.name}, ${m.checksum})`;
@@ -83,22 +88,28 @@ export async function checkSchema(sql: SQL): Promise<void> {
   const exists = await sql`SELECT to_regclass('stockd_migrations') IS NOT NULL AS present`;
   const applied = exists[0]?.present ? await history(sql) : [];
   checkApplied(applied);
-  if (applied.length < PG_SCHEMA_VERSION)
+  const absent = missing(applied);
+  if (absent.length > 0)
     throw new SchemaError(
-      `the accounts database is at schema version ${applied.length}, this stockd needs ${PG_SCHEMA_VERSION}: run stockd migrate --accounts URL first`,
+      `the accounts database lacks migration${absent.length === 1 ? "" : "s"} ${absent.map((m) => m.name).join(", ")} (this stockd needs schema version ${PG_SCHEMA_VERSION}): run stockd migrate --accounts URL first`,
     );
+}
+
+/** This build's migrations not applied yet, in order. */
+function missing(applied: readonly Applied[]): Migration[] {
+  const done = new Set(applied.map((row) => row.version));
+  return PG_MIGRATIONS.filter((m) => !done.has(m.version));
 }
 
 async function history(sql: SQL): Promise<Applied[]> {
   return (await sql`SELECT version, name, checksum FROM stockd_migrations ORDER BY version`) as Applied[];
 }
 
-/** The applied migrations this build knows must be its own, file for file. */
+/** The applied migrations this build knows must be its own, file for file (newer ones are not its business). */
 function checkApplied(applied: readonly Applied[]): void {
-  for (const [i, row] of applied.entries()) {
-    const ours = PG_MIGRATIONS[i];
-    if (!ours) return;
-    if (row.version !== ours.version || row.checksum !== ours.checksum)
+  for (const row of applied) {
+    const ours = PG_MIGRATIONS.find((m) => m.version === row.version);
+    if (ours && row.checksum !== ours.checksum)
       throw new SchemaError(
         `migration ${row.version} (${row.name}) in the accounts database differs from this stockd's ${ours.name} (checksum)`,
       );

@@ -1,0 +1,313 @@
+import { SQL } from "bun";
+import { CHANNEL, PG_DEFAULTS } from "../accounts/pg/accounts.ts";
+import { Guard } from "../accounts/pg/guard.ts";
+import { checkSchema } from "../accounts/pg/migrate.ts";
+import type {
+  AccessToken,
+  CodeRecord,
+  Grant,
+  GrantFilter,
+  GrantListing,
+  OAuthClient,
+  OAuthStore,
+  Redeemable,
+  TokenRecord,
+} from "./seam.ts";
+import { type ClientRow, clientOf, GRANT_COLUMNS, type JoinedRow, joined } from "./store.ts";
+
+/** Connections of the pool (OAuth statements are few: a consent, a token request, a cache miss). */
+const POOL_SIZE = 4;
+/** Access tokens this replica remembers at most (then it forgets them all and reads again). */
+const MAX_CACHED_TOKENS = 10_000;
+
+export interface PgOAuthStoreOptions {
+  /** `postgres://user:password@host:port/database`: the accounts database. */
+  url: string;
+  /** The longest wait for one database call, ms. */
+  timeoutMs?: number;
+  /**
+   * Serving: access tokens are remembered for `cacheTtlMs` and forgotten at once when any
+   * replica or the CLI announces a change of keys or grants (NOTIFY on the accounts channel).
+   */
+  serve?: boolean;
+  /** How long a remembered access token is trusted without a notification, ms. */
+  cacheTtlMs?: number;
+}
+
+/**
+ * The authorization server's records in the shared PostgreSQL accounts database (migration
+ * 003_oauth.sql), for several replicas (docs/scale-out.md). Each step that decides something is
+ * one statement at READ COMMITTED: a code or refresh token is marked used by a guarded
+ * `UPDATE … WHERE used_at IS NULL`, so of two replicas redeeming the same one exactly one
+ * wins (the other waits on the row lock and finds it used); a revocation is one `UPDATE` of
+ * the grant that also sends the notification, delivered when it commits.
+ *
+ * `/mcp` checks an access token on every call: a serving replica remembers the tokens it has
+ * read for `cacheTtlMs`, and forgets them all on any notification of the accounts channel —
+ * a key disabled (pg/accounts.ts announces it) or a grant revoked anywhere — so both reach
+ * every replica as fast as a disabled key does. Every call has the accounts' timeout and a
+ * circuit breaker (pg/guard.ts): an unreachable database is an ApiError "unavailable".
+ */
+export class PgOAuthStore implements OAuthStore {
+  private readonly guard: Guard;
+  private readonly ttlMs: number;
+  private tokens = new Map<string, { found: AccessToken; until: number }>();
+  /** Bumped by every notification: a read that overlaps one is not remembered. */
+  private generation = 0;
+  private listening: SQL.ListenSubscription | null = null;
+
+  private constructor(
+    private readonly sql: SQL,
+    options: PgOAuthStoreOptions,
+  ) {
+    this.guard = new Guard(options.timeoutMs ?? PG_DEFAULTS.timeoutMs, 1_000);
+    this.ttlMs = options.serve ? (options.cacheTtlMs ?? PG_DEFAULTS.cacheTtlMs) : 0;
+  }
+
+  /** Connects, checks the schema (an older one is refused), and when serving listens for changes. */
+  static async open(options: PgOAuthStoreOptions): Promise<PgOAuthStore> {
+    const sql = new SQL(options.url, {
+      max: POOL_SIZE,
+      connectionTimeout: Math.ceil((options.timeoutMs ?? PG_DEFAULTS.timeoutMs) / 1000),
+    });
+    const store = new PgOAuthStore(sql, options);
+    try {
+      await store.guard.run(checkSchema(sql), "schema check");
+      if (options.serve) store.listening = await sql.listen(CHANNEL, () => store.forgetTokens());
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  async addClient(client: OAuthClient): Promise<void> {
+    await this.q(
+      this.sql`
+        INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, metadata, created_at, last_used_at)
+        VALUES (${client.client_id}, ${client.client_name}, ${JSON.stringify(client.redirect_uris)},
+                ${JSON.stringify(client.grant_types)}, ${JSON.stringify(client.metadata)}, ${client.created_at},
+                ${client.created_at})`,
+      "add client",
+    );
+  }
+
+  async saveDocumentClient(client: OAuthClient, now: string): Promise<void> {
+    await this.q(
+      this.sql`
+        INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, metadata, created_at, last_used_at)
+        VALUES (${client.client_id}, ${client.client_name}, ${JSON.stringify(client.redirect_uris)},
+                ${JSON.stringify(client.grant_types)}, ${JSON.stringify(client.metadata)}, ${now}, ${now})
+        ON CONFLICT (client_id) DO UPDATE SET client_name = excluded.client_name,
+          redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types,
+          metadata = excluded.metadata, last_used_at = excluded.last_used_at`,
+      "save client",
+    );
+  }
+
+  async findClient(clientId: string): Promise<OAuthClient | null> {
+    const rows = await this.q(
+      this.sql`
+        SELECT client_id, client_name, redirect_uris, grant_types, metadata, created_at
+        FROM oauth_clients WHERE client_id = ${clientId}`,
+      "find client",
+    );
+    const row = rows[0] as ClientRow | undefined;
+    return row ? clientOf(row) : null;
+  }
+
+  async clientCount(): Promise<number> {
+    const rows = await this.q(this.sql`SELECT count(*)::int AS n FROM oauth_clients`, "count clients");
+    return (rows[0] as { n: number }).n;
+  }
+
+  async forgetIdleClients(before: string, now: string): Promise<number> {
+    const rows = await this.q(
+      this.sql`
+        DELETE FROM oauth_clients WHERE coalesce(last_used_at, created_at) < ${before}
+        AND NOT EXISTS (SELECT 1 FROM oauth_grants g JOIN oauth_tokens t ON t.grant_id = g.id
+          WHERE g.client_id = oauth_clients.client_id AND g.revoked_at IS NULL AND t.expires_at > ${now})
+        RETURNING 1`,
+      "forget idle clients",
+    );
+    return rows.length;
+  }
+
+  async addGrantWithCode(grant: Omit<Grant, "revoked_at">, code: CodeRecord): Promise<void> {
+    await this.q(
+      this.sql`
+        WITH g AS (
+          INSERT INTO oauth_grants (id, client_id, user_id, key_id, scope, resource, created_at)
+          VALUES (${grant.id}, ${grant.client_id}, ${grant.user_id}, ${grant.key_id}, ${grant.scope},
+                  ${grant.resource}, ${grant.created_at})
+          RETURNING id
+        )
+        INSERT INTO oauth_codes (hash, grant_id, redirect_uri, code_challenge, expires_at)
+        SELECT ${code.hash}, id, ${code.redirect_uri}, ${code.code_challenge}, ${code.expires_at} FROM g`,
+      "add grant",
+    );
+  }
+
+  async redeemCode(hash: string, now: string): Promise<Redeemable | null> {
+    const row = await this.redeem("oauth_codes c", "c.redirect_uri, c.code_challenge,", "", hash, now);
+    return row
+      ? {
+          ...joined(row),
+          redirect_uri: row.redirect_uri as string,
+          code_challenge: row.code_challenge as string,
+        }
+      : null;
+  }
+
+  async redeemRefreshToken(hash: string, now: string): Promise<Redeemable | null> {
+    const row = await this.redeem("oauth_tokens c", "", "AND c.kind = 'refresh'", hash, now);
+    return row ? joined(row) : null;
+  }
+
+  /**
+   * Marks a code or refresh token used and reads it as it was, in one statement: the guarded
+   * UPDATE decides who redeems it first; the read (of the statement's snapshot) reports it
+   * used to everyone else, including a redeemer that waited on the row lock of the first.
+   */
+  private async redeem(
+    table: "oauth_codes c" | "oauth_tokens c",
+    extra: string,
+    kind: string,
+    hash: string,
+    now: string,
+  ): Promise<JoinedRow | null> {
+    const rows = await this.q(
+      this.sql.unsafe(
+        `WITH first AS (
+           UPDATE ${table} SET used_at = $2 WHERE c.hash = $1 AND c.used_at IS NULL ${kind} RETURNING c.hash
+         )
+         SELECT c.expires_at, ${extra}
+           CASE WHEN EXISTS (SELECT 1 FROM first) THEN NULL ELSE coalesce(c.used_at, $2) END AS used_at,
+           ${GRANT_COLUMNS}
+         FROM ${table} JOIN oauth_grants g ON g.id = c.grant_id JOIN api_keys k ON k.id = g.key_id
+         WHERE c.hash = $1 ${kind}`,
+        [hash, now],
+      ),
+      "redeem",
+    );
+    return (rows[0] as JoinedRow | undefined) ?? null;
+  }
+
+  async addTokens(
+    grantId: string,
+    access: TokenRecord,
+    refresh: TokenRecord | null,
+    now: string,
+  ): Promise<void> {
+    await this.q(
+      this.sql`
+        WITH t AS (
+          INSERT INTO oauth_tokens (hash, grant_id, kind, expires_at)
+          SELECT v.hash, ${grantId}, v.kind, v.expires_at
+          FROM (VALUES (${access.hash}::text, 'access', ${access.expires_at}::text),
+                       (${refresh?.hash ?? null}::text, 'refresh', ${refresh?.expires_at ?? null}::text))
+            AS v (hash, kind, expires_at)
+          WHERE v.hash IS NOT NULL
+        )
+        UPDATE oauth_clients SET last_used_at = ${now}
+        WHERE client_id = (SELECT client_id FROM oauth_grants WHERE id = ${grantId})`,
+      "add tokens",
+    );
+  }
+
+  findAccessToken(hash: string): AccessToken | Promise<AccessToken | null> {
+    const hit = this.tokens.get(hash);
+    if (hit && hit.until > Date.now()) return hit.found;
+    return this.readAccessToken(hash);
+  }
+
+  private async readAccessToken(hash: string): Promise<AccessToken | null> {
+    const generation = this.generation;
+    const rows = await this.q(
+      this.sql.unsafe(
+        `SELECT t.expires_at, ${GRANT_COLUMNS}
+         FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN api_keys k ON k.id = g.key_id
+         WHERE t.hash = $1 AND t.kind = 'access'`,
+        [hash],
+      ),
+      "find token",
+    );
+    const row = rows[0] as JoinedRow | undefined;
+    if (!row) return null;
+    const found = joined(row);
+    if (this.ttlMs > 0 && generation === this.generation) {
+      if (this.tokens.size >= MAX_CACHED_TOKENS) this.tokens.clear();
+      this.tokens.set(hash, { found, until: Date.now() + this.ttlMs });
+    }
+    return found;
+  }
+
+  async grantOfSecret(hash: string): Promise<Grant | null> {
+    const rows = await this.q(
+      this.sql.unsafe(
+        `SELECT ${GRANT_COLUMNS} FROM oauth_grants g JOIN api_keys k ON k.id = g.key_id
+         WHERE g.id = (SELECT grant_id FROM oauth_tokens WHERE hash = $1)`,
+        [hash],
+      ),
+      "find grant",
+    );
+    const row = rows[0] as JoinedRow | undefined;
+    return row ? joined(row).grant : null;
+  }
+
+  async revokeGrant(grantId: string, now: string): Promise<boolean> {
+    const rows = await this.q(
+      this.sql`
+        WITH r AS (UPDATE oauth_grants SET revoked_at = ${now} WHERE id = ${grantId} AND revoked_at IS NULL RETURNING id)
+        SELECT pg_notify(${CHANNEL}, 'grant revoked') FROM r`,
+      "revoke grant",
+    );
+    this.forgetTokens();
+    return rows.length === 1;
+  }
+
+  async listGrants(filter: GrantFilter): Promise<GrantListing[]> {
+    return (await this.q(
+      this.sql`
+        SELECT g.id, g.client_id, g.user_id, g.key_id, g.scope, g.resource, g.created_at, g.revoked_at,
+          c.client_name,
+          (SELECT max(t.expires_at) FROM oauth_tokens t WHERE t.grant_id = g.id AND t.used_at IS NULL) AS live_until
+        FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
+        WHERE (${filter.userId ?? null}::text IS NULL OR g.user_id = ${filter.userId ?? null})
+          AND (${filter.grantId ?? null}::text IS NULL OR g.id = ${filter.grantId ?? null})
+          AND (${filter.revoked === true} OR g.revoked_at IS NULL)
+        ORDER BY g.created_at DESC, g.id`,
+      "list grants",
+    )) as GrantListing[];
+  }
+
+  async forgetExpired(now: string): Promise<number> {
+    const rows = await this.q(
+      this.sql`
+        WITH c AS (DELETE FROM oauth_codes WHERE expires_at < ${now} RETURNING 1),
+             t AS (DELETE FROM oauth_tokens WHERE expires_at < ${now} RETURNING 1)
+        SELECT ((SELECT count(*) FROM c) + (SELECT count(*) FROM t))::int AS n`,
+      "forget expired",
+    );
+    return (rows[0] as { n: number }).n;
+  }
+
+  async close(): Promise<void> {
+    await this.listening?.unlisten().catch(() => {});
+    await this.sql.close({ timeout: 1 });
+  }
+
+  /** Forgets every remembered access token (a key or grant changed somewhere). */
+  private forgetTokens(): void {
+    this.generation++;
+    this.tokens = new Map();
+  }
+
+  /** One database call under the timeout and the breaker. */
+  private q<T = Record<string, unknown>[]>(
+    query: PromiseLike<T> & { cancel?: () => unknown },
+    what: string,
+  ): Promise<T> {
+    return this.guard.run(query, `oauth: ${what}`);
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * /mcp and OAuth on the PostgreSQL accounts store (docs/scale-out.md, docs/oauth.md): two
+ * replicas in this process, each with its own pools, caches and notifications, on one
+ * database, with one public URL (as behind a load balancer). A client signs in on replica A
+ * and uses and refreshes its tokens on replica B; a code is redeemed once across replicas; a
+ * refresh token used twice revokes its family everywhere; a key disabled on A ends its grant
+ * on B; `stockd oauth revoke` reaches both. Skipped with a notice without PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { SQL } from "bun";
+import type { PgAccounts } from "../../src/accounts/pg/accounts.ts";
+import { migratePostgres } from "../../src/accounts/pg/migrate.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { type RunningServer, startServer } from "../../src/server.ts";
+import { cliJson } from "../helpers/cli.ts";
+import { freePort, type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
+import { demoDataDir, limits } from "../helpers/server.ts";
+import { stockdEnv } from "../helpers/spawn.ts";
+import {
+  authorizationUrl,
+  codeOf,
+  consentBot,
+  fullFlow,
+  pkce,
+  registerClient,
+  type Tokens,
+  tokenRequest,
+} from "./bot.ts";
+import { BotProvider } from "./sdk-provider.ts";
+
+const binaries = postgresBinaries();
+if (!binaries) console.warn("PostgreSQL server binaries not found: OAuth on PostgreSQL is not tested");
+
+/** How long a change may take to reach the other replica (a notification; at worst the cache's 5 s). */
+const REACH_MS = 6_000;
+
+describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL", () => {
+  let cluster: PostgresCluster;
+  let url: string;
+  let admin: SQL;
+  let a: RunningServer;
+  let b: RunningServer;
+  let publicUrl: string;
+  let users = 0;
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    url = await cluster.database("oauth");
+    admin = new SQL(url, { max: 2 });
+    await migratePostgres(admin);
+    const dataDir = await demoDataDir();
+    const port = await freePort();
+    publicUrl = `http://127.0.0.1:${port}`;
+    const replica = (id: string, listen: number) =>
+      startServer(
+        {
+          ...loadConfig({ dataDir, port: String(listen), host: "127.0.0.1" }, {}, dataDir),
+          accountsUrl: url,
+          replicaId: id,
+          publicUrl,
+          limits: limits(),
+        },
+        createLogger("silent"),
+      );
+    a = await replica("a", port);
+    b = await replica("b", 0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await a?.stop(1_000);
+    await b?.stop(1_000);
+    await admin?.close();
+    await cluster?.stop();
+  });
+
+  /** A user and a key made on replica A (known there at once, on B once notified). */
+  async function newKey(credits = 100) {
+    const accounts = a.accounts as PgAccounts;
+    const user = await accounts.createUser(`pg-oauth${++users}@example.test`, credits);
+    if (!user.ok) throw new Error(user.message);
+    const { key, info } = await accounts.createKey(user.value.id, "laptop", null);
+    return { key, keyId: info.id, userId: user.value.id };
+  }
+
+  const mcp = (base: string, token: string) =>
+    fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+
+  /** Polls /mcp on `base` until it answers `status`; returns the milliseconds it took (Infinity: never). */
+  async function untilStatus(base: string, token: string, status: number): Promise<number> {
+    const started = Date.now();
+    while (Date.now() - started < REACH_MS) {
+      if ((await mcp(base, token)).status === status) return Date.now() - started;
+      await Bun.sleep(20);
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
+  const refresh = (base: string, clientId: string, token: string) =>
+    tokenRequest(base, { grant_type: "refresh_token", refresh_token: token, client_id: clientId });
+
+  test("the SDK client signs in on A; its tokens work on B, charged to the key's user; B refreshes them", async () => {
+    const { key, userId } = await newKey(100);
+    const provider = new BotProvider(key);
+    const first = new Client({ name: "pg-oauth", version: "1" });
+    const onA = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { authProvider: provider });
+    const refused = await first.connect(onA).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UnauthorizedError);
+    const params = provider.callback?.searchParams;
+    if (!params) throw new Error("the consent bot never reached the callback");
+    expect(params.get("iss")).toBe(publicUrl);
+    await onA.finishAuth(params);
+    const client = new Client({ name: "pg-oauth", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${b.url}/mcp`), { authProvider: provider }),
+    );
+    const result = await client.callTool({ name: "get_company", arguments: { symbol: "DWGT" } });
+    expect(result.isError).not.toBe(true);
+    const charged = (result.structuredContent as { meta: { credits_charged: number } }).meta.credits_charged;
+    expect(charged).toBeGreaterThan(0);
+    expect(await a.accounts.getBalance(userId)).toBe(100 - charged);
+    await client.close();
+
+    const tokens = provider.tokens();
+    const clientId = provider.clientInformation({ issuer: publicUrl })?.client_id as string;
+    const renewed = await refresh(b.url, clientId, tokens?.refresh_token as string);
+    expect(renewed.status).toBe(200);
+    const next = (await renewed.json()) as Tokens;
+    expect((await mcp(a.url, next.access_token)).status).toBe(200);
+    expect((await mcp(b.url, next.access_token)).status).toBe(200);
+  });
+
+  test("a code is redeemed once across replicas: of two at the same time one gets tokens; the replay revokes them", async () => {
+    const { key } = await newKey();
+    const clientId = await registerClient(a.url);
+    const redirectUri = "http://127.0.0.1:45678/callback";
+    const { verifier, challenge } = pkce();
+    const consent = await consentBot(authorizationUrl(a.url, { clientId, redirectUri, challenge }), key);
+    const code = codeOf(consent, publicUrl);
+    const exchange = (base: string) =>
+      tokenRequest(base, {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+      });
+    const answers = await Promise.all([exchange(a.url), exchange(b.url)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
+    const won = answers.find((r) => r.status === 200) as Response;
+    const lost = answers.find((r) => r.status === 400) as Response;
+    expect(((await lost.json()) as { error: string }).error).toBe("invalid_grant");
+    const tokens = (await won.json()) as Tokens;
+    expect((await mcp(a.url, tokens.access_token)).status).toBe(401);
+    expect((await mcp(b.url, tokens.access_token)).status).toBe(401);
+    expect((await refresh(b.url, clientId, tokens.refresh_token)).status).toBe(400);
+  });
+
+  test("a refresh token used twice (on A after B) revokes the family: B refuses the newest token within seconds", async () => {
+    const { key } = await newKey();
+    const { clientId, tokens } = await fullFlow(a.url, key);
+    const renewed = await refresh(b.url, clientId, tokens.refresh_token);
+    expect(renewed.status).toBe(200);
+    const next = (await renewed.json()) as Tokens;
+    // B now holds the newest access token in its cache.
+    expect((await mcp(b.url, next.access_token)).status).toBe(200);
+    const replay = await refresh(a.url, clientId, tokens.refresh_token);
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
+    expect(await untilStatus(b.url, next.access_token, 401)).toBeLessThan(3_000);
+    expect((await mcp(a.url, next.access_token)).status).toBe(401);
+    expect((await refresh(b.url, clientId, next.refresh_token)).status).toBe(400);
+  });
+
+  test("a key disabled on A ends its grant on B, for good", async () => {
+    const { key, keyId } = await newKey();
+    const { clientId, tokens } = await fullFlow(a.url, key);
+    expect((await mcp(b.url, tokens.access_token)).status).toBe(200);
+    await (a.accounts as PgAccounts).setKeyDisabled(keyId, true);
+    // Within a notification's time, well before B's cached copy would expire (5 s).
+    expect(await untilStatus(b.url, tokens.access_token, 401)).toBeLessThan(3_000);
+    expect((await refresh(b.url, clientId, tokens.refresh_token)).status).toBe(400);
+    // The grant is revoked in the database: enabling the key again does not revive it.
+    await (a.accounts as PgAccounts).setKeyDisabled(keyId, false);
+    const [grant] = await admin`SELECT revoked_at FROM oauth_grants WHERE key_id = ${keyId}`;
+    expect(grant?.revoked_at).not.toBeNull();
+    expect((await mcp(a.url, tokens.access_token)).status).toBe(401);
+  });
+
+  test("stockd oauth grants lists a user's grants; stockd oauth revoke ends one on both replicas", async () => {
+    const { key, userId } = await newKey();
+    const { tokens } = await fullFlow(a.url, key);
+    expect((await mcp(a.url, tokens.access_token)).status).toBe(200);
+    expect((await mcp(b.url, tokens.access_token)).status).toBe(200);
+    const env = stockdEnv({ STOCKD_ACCOUNTS_URL: url });
+    const listed = await cliJson<{ grants: { id: string; user_id: string; live_until: string | null }[] }>(
+      ["oauth", "grants", "--user", userId],
+      { env },
+    );
+    expect(listed.grants).toHaveLength(1);
+    expect(listed.grants[0]?.live_until).not.toBeNull();
+    const grantId = listed.grants[0]?.id as string;
+    const revoked = await cliJson<{ revoked: boolean; was_live: boolean }>(["oauth", "revoke", grantId], {
+      env,
+    });
+    expect(revoked.was_live).toBe(true);
+    expect(await untilStatus(a.url, tokens.access_token, 401)).toBeLessThan(3_000);
+    expect(await untilStatus(b.url, tokens.access_token, 401)).toBeLessThan(3_000);
+    const after = await cliJson<{ grants: unknown[] }>(["oauth", "grants", "--user", userId], { env });
+    expect(after.grants).toHaveLength(0);
+  });
+});
