@@ -12,7 +12,7 @@ import { loadConfig } from "../../src/config.ts";
 import { publishSnapshot } from "../../src/snapshot/publish.ts";
 import { encodePointer, parsePointer, publishedFiles } from "../../src/snapshot/published.ts";
 import { openSnapshotSource, parseSnapshotSource } from "../../src/snapshot/source.ts";
-import { newSnapshotId, readCurrent, snapshotDir } from "../../src/snapshot/store.ts";
+import { newSnapshotId, readCurrent, snapshotDir, verifySnapshot } from "../../src/snapshot/store.ts";
 import { cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { startS3, type TestS3 } from "../helpers/s3.ts";
@@ -100,7 +100,7 @@ function startReplicas(source: string, n: number, extra: Record<string, string> 
 }
 
 /** What a replica's snapshots folder holds (complete snapshots and anything left behind). */
-function snapshotFolder(replica: Replica): string[] {
+function snapshotFolder(replica: Pick<Replica, "dataDir">): string[] {
   const dir = join(replica.dataDir, "snapshots");
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
@@ -199,6 +199,28 @@ describe("a dir: source", () => {
     expect(failed.stderr).toContain("the source's CURRENT is unchanged");
     expect(existsSync(join(sourceDir, "snapshots", id, "securities.parquet"))).toBe(true);
     expect(readFileSync(join(sourceDir, "CURRENT")).equals(before)).toBe(true);
+  });
+
+  test("what a killed replica left of a pull is removed at its next start; the snapshot is pulled whole", async () => {
+    const published = parsePointer(readFileSync(join(sourceDir, "CURRENT")), "CURRENT").id;
+    const dataDir = tempDir("stockd-replica-");
+    // The staging folder of a process that has exited, and a folder of the id without a manifest.
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    const partial = join(dataDir, "snapshots", `.staging-${published}-${gone.pid}`);
+    mkdirSync(partial, { recursive: true });
+    writeFileSync(join(partial, "securities.parquet"), "half");
+    mkdirSync(join(dataDir, "snapshots", published));
+    writeFileSync(join(dataDir, "snapshots", published, "securities.parquet"), "half");
+    const env = stockdEnv({ STOCKD_SNAPSHOT_SOURCE: source, STOCKD_SNAPSHOT_POLL_MS: "200" });
+    const server = await ServerProcess.start({ dataDir, env });
+    try {
+      await converge([server], published);
+      expect(snapshotFolder({ dataDir })).toEqual([published]);
+      expect(await verifySnapshot(dataDir, published, true)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
   });
 
   test("a hostile manifest (a path out of the snapshot folder) is refused before anything is fetched", async () => {
