@@ -1,6 +1,6 @@
 /**
  * The OAuth seam: what the authorization server keeps (clients, grants, codes, tokens), with
- * two implementations run by the same tests, as the accounts seam has (accounts/seam.ts):
+ * two implementations, as the accounts seam has (accounts/seam.ts):
  * - bun:sqlite, in the accounts database of one machine (store.ts `SqliteOAuthStore`);
  * - PostgreSQL, beside the shared accounts of several replicas (pg-store.ts `PgOAuthStore`).
  * Codes and tokens are looked up by hash only; the caller hashes. A method answers a plain
