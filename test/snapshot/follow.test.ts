@@ -337,14 +337,22 @@ describe("an s3:// source (s3rver on loopback)", () => {
 
   const stockd = (args: string[]) => cli(args, { dataDir: publisher, env: stockdEnv(s3.env) });
 
-  test("import --publish uploads to the bucket; two replicas converge on each publish; a corrupt object never activates", async () => {
+  test("replicas wait (503) for a first publish; import --publish uploads to the bucket; both converge on each publish; a corrupt object never activates", async () => {
+    const started = await startReplicas(source, 2, s3.env);
+    logs = started.map((r) => r.log);
+    replicas = started.map((r) => r.server);
+    // Nothing published yet: not ready, and saying why.
+    for (const replica of replicas) {
+      const res = await replica.get("/health");
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { detail: string }).detail).toContain(
+        `no data snapshot is active; nothing is published at ${source} yet`,
+      );
+    }
     const imported = await stockd(["import", "--from", tinySources(), "--publish", source, "--json"]);
     expect(imported.code).toBe(0);
     const first = (JSON.parse(imported.stdout) as { id: string }).id;
     expect(parsePointer(await s3.bucket.file("prod/CURRENT").bytes(), "CURRENT").id).toBe(first);
-    const started = await startReplicas(source, 2, s3.env);
-    logs = started.map((r) => r.log);
-    replicas = started.map((r) => r.server);
     await converge(replicas, first);
     for (const replica of replicas)
       expect((await health(replica)).snapshot_source).toMatchObject({
