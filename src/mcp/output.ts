@@ -39,17 +39,29 @@ function objectRows(value: unknown): Record<string, unknown>[] | null {
     : null;
 }
 
-/** Rows of objects as one table: the columns of the first row, then the others' in order of appearance. */
+/**
+ * Rows of objects as one table: the columns of the first row, then the others' in order of
+ * appearance. Plain loops, without a closure per row and per value: this runs on every series
+ * a tool returns (a year of daily prices is 1,500 values).
+ */
 export function toColumnar(rows: readonly Record<string, unknown>[]): Columnar {
   const columns: string[] = [];
   const seen = new Set<string>();
   for (const row of rows)
-    for (const name of Object.keys(row))
+    for (const name in row)
       if (!seen.has(name)) {
         seen.add(name);
         columns.push(name);
       }
-  return { columns, rows: rows.map((row) => columns.map((name) => row[name] ?? null)) };
+  const width = columns.length;
+  const table: unknown[][] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as Record<string, unknown>;
+    const values: unknown[] = new Array(width);
+    for (let c = 0; c < width; c++) values[c] = row[columns[c] as string] ?? null;
+    table[r] = values;
+  }
+  return { columns, rows: table };
 }
 
 /** Back from a table to rows of objects (what the REST API answers): the tests' way to compare. */

@@ -33,6 +33,9 @@ const INSTRUCTIONS = [
   "Series come as {columns, rows}; a result over ~32 KB is cut and meta.next_cursor continues it.",
 ].join(" ");
 
+/** Decodes REST bodies where they are (`Buffer.from(body)` would copy a year of prices first). */
+const UTF8 = new TextDecoder();
+
 /** A tool with its compiled argument check. */
 interface Compiled {
   spec: ToolSpec;
@@ -141,7 +144,7 @@ export async function callTool(
   }
   const answer = await rest(targetOf(tool.spec.rest(args), pinned), `mcp:${name}`);
   if (answer.status !== 200) return refusal(answer, pinned);
-  const body: unknown = JSON.parse(Buffer.from(answer.body).toString("utf8"));
+  const body: unknown = JSON.parse(UTF8.decode(answer.body));
   const shaped = shapeBody(tool.spec.transform ? tool.spec.transform(body, args) : body);
   const snapshotId = answer.headers["x-snapshot-id"] ?? null;
   const active = deps.activeSnapshot();
@@ -236,7 +239,7 @@ const HINTS: Record<number, string> = {
 function refusal(answer: RestAnswer, pinned: string | null): CallToolResult {
   let detail = `the call was refused (HTTP ${answer.status})`;
   try {
-    const problem = JSON.parse(Buffer.from(answer.body).toString("utf8")) as { detail?: string };
+    const problem = JSON.parse(UTF8.decode(answer.body)) as { detail?: string };
     if (typeof problem.detail === "string") detail = problem.detail;
   } catch {
     // A body that is no problem+json keeps the status line.
