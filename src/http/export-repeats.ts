@@ -1,4 +1,4 @@
-import type { Accounts, ExportClaim } from "../accounts/seam.ts";
+import type { Accounts, ExportClaim, ExportClaimResult } from "../accounts/seam.ts";
 
 /** How long after an export was charged and delivered its repeated reads are free. */
 export const EXPORT_REPEAT_WINDOW_MS = 24 * 3600 * 1000;
@@ -65,7 +65,7 @@ export class ExportRepeats {
       // Held while the store is asked, so that the other reads of this process wait on it.
       const entry = { claim, done: new Promise<void>((resolve) => (done = resolve)) };
       this.paying.set(local, entry);
-      let found: Awaited<ReturnType<Accounts["claimExport"]>>;
+      let found: ExportClaimResult;
       try {
         const now = this.now();
         found = await this.store.claimExport(claim, now + LEASE_MS, now);
