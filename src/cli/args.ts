@@ -9,7 +9,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that never take a value. */
-const BOOLEAN_FLAGS = new Set(["json", "lenient", "help", "version", "all-listed", "no-import"]);
+const BOOLEAN_FLAGS = new Set(["json", "lenient", "help", "version", "all-listed", "no-import", "all"]);
 
 /** Splits argv into positionals and `--flag value` / `--flag=value` / boolean flags. */
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -119,23 +119,30 @@ export function codeOf(redirect: Response, base: string, state = "st4te"): strin
   return location.searchParams.get("code") ?? "";
 }
 
-/** Register, consent with `apiKey`, exchange: the whole flow; returns the client id and the tokens. */
+/**
+ * Register, consent with `apiKey`, exchange: the whole flow; returns the client id and the
+ * tokens. `issuer` is the server's public URL when it is not `base`.
+ */
 export async function fullFlow(
   base: string,
   apiKey: string,
   redirectUri = "http://127.0.0.1:45678/callback",
+  issuer = base,
 ): Promise<{ clientId: string; tokens: Tokens }> {
   const clientId = await registerClient(base, "http://127.0.0.1/callback");
   const { verifier, challenge } = pkce();
-  const redirect = await consentBot(authorizationUrl(base, { clientId, redirectUri, challenge }), apiKey);
+  const redirect = await consentBot(
+    authorizationUrl(base, { clientId, redirectUri, challenge, resource: `${issuer}/mcp` }),
+    apiKey,
+  );
   if (redirect.status !== 303) throw new Error(`consent: ${redirect.status} ${await redirect.text()}`);
   const res = await tokenRequest(base, {
     grant_type: "authorization_code",
-    code: codeOf(redirect, base),
+    code: codeOf(redirect, issuer),
     code_verifier: verifier,
     redirect_uri: redirectUri,
     client_id: clientId,
-    resource: `${base}/mcp`,
+    resource: `${issuer}/mcp`,
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return { clientId, tokens: (await res.json()) as Tokens };

@@ -4,7 +4,8 @@
  * database, with one public URL (as behind a load balancer). A client signs in on replica A
  * and uses and refreshes its tokens on replica B; a code is redeemed once across replicas; a
  * refresh token used twice revokes its family everywhere; a key disabled on A ends its grant
- * on B; `stockd oauth revoke` reaches both. Skipped with a notice without PostgreSQL.
+ * on B; `stockd oauth revoke` reaches both; a client signed in on a single SQLite server keeps
+ * working after `accounts export`. Skipped with a notice without PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
@@ -16,7 +17,7 @@ import { createLogger } from "../../src/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { cliJson } from "../helpers/cli.ts";
 import { freePort, type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
-import { demoDataDir, limits } from "../helpers/server.ts";
+import { demoDataDir, limits, startTestServer } from "../helpers/server.ts";
 import { stockdEnv } from "../helpers/spawn.ts";
 import {
   authorizationUrl,
@@ -53,20 +54,23 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     const dataDir = await demoDataDir();
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
-    const replica = (id: string, listen: number) =>
-      startServer(
-        {
-          ...loadConfig({ dataDir, port: String(listen), host: "127.0.0.1" }, {}, dataDir),
-          accountsUrl: url,
-          replicaId: id,
-          publicUrl,
-          limits: limits(),
-        },
-        createLogger("silent"),
-      );
-    a = await replica("a", port);
-    b = await replica("b", 0);
+    a = await replica({ id: "a", port, dataDir, accountsUrl: url });
+    b = await replica({ id: "b", port: 0, dataDir, accountsUrl: url });
   }, 120_000);
+
+  /** A replica in this process, on the shared public URL. */
+  function replica(o: { id: string; port: number; dataDir: string; accountsUrl: string }) {
+    return startServer(
+      {
+        ...loadConfig({ dataDir: o.dataDir, port: String(o.port), host: "127.0.0.1" }, {}, o.dataDir),
+        accountsUrl: o.accountsUrl,
+        replicaId: o.id,
+        publicUrl,
+        limits: limits(),
+      },
+      createLogger("silent"),
+    );
+  }
 
   afterAll(async () => {
     await a?.stop(1_000);
@@ -217,5 +221,29 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     expect(await untilStatus(b.url, tokens.access_token, 401)).toBeLessThan(3_000);
     const after = await cliJson<{ grants: unknown[] }>(["oauth", "grants", "--user", userId], { env });
     expect(after.grants).toHaveLength(0);
+  });
+
+  test("accounts export moves a signed-in client: its access and refresh tokens work on a replica", async () => {
+    const single = await startTestServer(await demoDataDir(), { config: { publicUrl } });
+    const { key } = single.newKey(50);
+    const { clientId, tokens } = await fullFlow(single.url, key, undefined, publicUrl);
+    await single.stop();
+    // A database of its own: the export keeps the ledger's ids, made for an empty database.
+    const moved = await cluster.database("moved");
+    const env = stockdEnv({ STOCKD_ACCOUNTS_URL: moved });
+    await cliJson(["migrate", "--accounts", moved], { env });
+    const report = await cliJson<{ oauth_added: Record<string, number>; mismatches: unknown[] }>(
+      ["accounts", "export", "--to", moved],
+      { dataDir: single.dataDir, env },
+    );
+    expect(report.mismatches).toEqual([]);
+    expect(report.oauth_added).toEqual({ clients: 1, grants: 1, tokens: 2 });
+    const c = await replica({ id: "c", port: 0, dataDir: single.dataDir, accountsUrl: moved });
+    try {
+      expect((await mcp(c.url, tokens.access_token)).status).toBe(200);
+      expect((await refresh(c.url, clientId, tokens.refresh_token)).status).toBe(200);
+    } finally {
+      await c.stop(1_000);
+    }
   });
 });
