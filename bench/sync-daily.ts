@@ -72,18 +72,58 @@ function archivesOf(sources: string): Record<string, string> {
   return paths;
 }
 
-/** A day's master index: periodic reports and Forms 4 of universe companies, and other filers. */
-function dayIndex(day: string, ciks: readonly string[], o: ReturnType<typeof options>): string {
+/**
+ * The periodic forms of a day, in the shares the fixtures' 40 filers filed them since 2022
+ * (8-K 60%, 6-K 18%, 10-Q 15%, 10-K 5%, amendments 1%): 8-K 55% and 8-K/A 5%, 6-K 20%, 10-Q
+ * 15%, 10-K 5%. Every 6-K there was filed without XBRL, 99.7% of the others with it.
+ */
+const PERIODIC_FORMS = [
+  ...Array.from({ length: 11 }, () => "8-K"),
+  "8-K/A",
+  ...Array.from({ length: 4 }, () => "6-K"),
+  "10-Q",
+  "10-Q",
+  "10-Q",
+  "10-K",
+];
+
+/** A day's filings: periodic reports and Forms 4 of universe companies, and other filers' rows. */
+function dayRows(ciks: readonly string[], o: ReturnType<typeof options>): [string, string, string][] {
   const random = rng(20_261_127);
   const pick = () => ciks[Math.floor(random() * ciks.length)] as string;
   const rows: [string, string, string][] = [];
-  const forms = ["8-K", "8-K", "8-K", "10-Q", "10-K", "8-K/A"];
   for (let i = 0; i < o.periodic; i++)
-    rows.push([pick(), forms[i % forms.length] as string, accession(1, i)]);
+    rows.push([pick(), PERIODIC_FORMS[i % PERIODIC_FORMS.length] as string, accession(1, i)]);
   for (let i = 0; i < o.form4; i++) rows.push([pick(), i % 10 === 0 ? "4/A" : "4", accession(2, i)]);
   for (let i = 0; i < o.others; i++)
     rows.push([String(2_000_000 + i), i % 3 ? "424B2" : "4", accession(3, i)]);
-  return masterIndex(day, rows);
+  return rows;
+}
+
+/**
+ * The submissions the SEC answers after the day for each company that filed a periodic report:
+ * its file with the day's filings first, each with its isXBRL (none for a 6-K).
+ */
+function submissionsAfter(sources: string, day: string, rows: readonly [string, string, string][]) {
+  const answers = new Map<string, string>();
+  const byCik = Map.groupBy(
+    rows.filter(([, form]) => PERIODIC_FORMS.includes(form)),
+    ([cik]) => cik,
+  );
+  for (const [cik, filed] of byCik) {
+    const json = JSON.parse(readFileSync(join(sources, "edgar", "submissions", `CIK${cik}.json`), "utf8"));
+    const recent = json.filings.recent as Record<string, (string | number)[]>;
+    const older = (recent.accessionNumber as string[]).length;
+    for (const [, form, accession] of [...filed].reverse())
+      for (const [key, values] of Object.entries(recent))
+        values.unshift({ accessionNumber: accession, form, filingDate: day }[key] ?? "");
+    recent.isXBRL = [
+      ...filed.map(([, form]) => (form === "6-K" ? 0 : 1)),
+      ...Array.from({ length: older }, () => 1),
+    ];
+    answers.set(`/submissions/CIK${cik}.json`, JSON.stringify(json));
+  }
+  return answers;
 }
 
 function accession(kind: number, i: number): string {
@@ -138,7 +178,9 @@ async function main(): Promise<void> {
         data: [number][];
       }
     ).data.map(([cik]) => String(cik).padStart(10, "0"));
-    indexes.set(day, dayIndex(day, ciks, o));
+    const rows = dayRows(ciks, o);
+    indexes.set(day, masterIndex(day, rows));
+    for (const [path, body] of submissionsAfter(universe.dir, day, rows)) replay.answers.set(path, body);
     log(`daily run: sync --since ${day} at ${o.rate} requests/s`);
     const daily = await cli(["sync", "--since", day, "--no-import", "--json"], {
       dataDir,

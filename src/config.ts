@@ -71,6 +71,8 @@ export interface SyncSettings {
   readonly secPauseMs: number;
   /** How long one request may go without a byte, body included (a stalled connection fails at it). */
   readonly requestTimeoutMs: number;
+  /** The wait before the first retry of a failed request, doubled for each further one. */
+  readonly retryBackoffMs: number;
   /** The price provider, or null for none (users drop their own files into the mirror). */
   readonly priceProvider: PriceProviderName | null;
   /** The provider's pace; null for its own default (Alpha Vantage 5, Yahoo 40 a minute). */
@@ -165,6 +167,7 @@ export const SETTINGS = {
   sec_requests_per_second: { flag: null, env: "STOCKD_SEC_REQUESTS_PER_SECOND", fallback: "5" },
   sec_pause_seconds: { flag: null, env: "STOCKD_SEC_PAUSE_SECONDS", fallback: "600" },
   sync_timeout_ms: { flag: null, env: "STOCKD_SYNC_TIMEOUT_MS", fallback: "60000" },
+  sync_backoff_ms: { flag: null, env: "STOCKD_SYNC_BACKOFF_MS", fallback: "500" },
   price_provider: { flag: null, env: "STOCKD_PRICE_PROVIDER", fallback: null },
   price_requests_per_minute: { flag: null, env: "STOCKD_PRICE_REQUESTS_PER_MINUTE", fallback: null },
   alphavantage_api_key: { flag: null, env: "STOCKD_ALPHAVANTAGE_API_KEY", fallback: null },
@@ -235,6 +238,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
       secRequestsPerSecond: parseSecRate(raw("sec_requests_per_second")),
       secPauseMs: parseSeconds(raw("sec_pause_seconds")) * 1000,
       requestTimeoutMs: parsePositive(raw("sync_timeout_ms")),
+      retryBackoffMs: parsePositive(raw("sync_backoff_ms")),
       priceProvider: parsePriceProvider(raw("price_provider")),
       priceRequestsPerMinute:
         raw("price_requests_per_minute").value === null

@@ -6,8 +6,9 @@
  *    files), companyfacts and ownership documents filed since `form4Since` (for
  *    `--all-listed`, the two bulk archives instead);
  * 4. the daily master indexes after the watermark: companies of the universe that filed a
- *    periodic report get their submissions and companyfacts again, and new Form 3/4/5
- *    filings about them are fetched. The watermark moves a day at a time, only once that
+ *    periodic report get their submissions again, and their companyfacts unless the
+ *    submissions list each of those filings without XBRL; new Form 3/4/5 filings about them
+ *    are fetched. The watermark moves a day at a time, only once that
  *    day's files are all in the mirror; a day that failed is read again next run.
  */
 import { addDays } from "../domain/dates.ts";
@@ -213,9 +214,15 @@ export class EdgarStage {
 
   /**
    * One company's submissions (and new paged files), companyfacts and, for a baseline (a
-   * `form4Since`), its ownership documents.
+   * `form4Since`), its ownership documents. For a day's filings (`filed`), the companyfacts only
+   * when one of them may carry XBRL facts: the fresh submissions list it with `isXBRL` 1, or do
+   * not say (a filing without XBRL adds no fact to companyfacts).
    */
-  private async company(cik: string, form4Since: string | null): Promise<void> {
+  private async company(
+    cik: string,
+    form4Since: string | null,
+    filed: readonly string[] = [],
+  ): Promise<void> {
     // A baseline resumed after a crash takes what it already fetched from the mirror.
     const baseline = form4Since !== null;
     try {
@@ -224,8 +231,11 @@ export class EdgarStage {
       const outcome =
         (baseline ? this.known(submissionsUrl, submissions.mirror) : null) ??
         (await this.fetchInto(submissionsUrl, submissions.mirror, "submissions", MAX_JSON_BYTES, [404]));
+      // The day's filings ask for the companyfacts unless the submissions list each without XBRL.
+      let factsWanted = true;
       if (outcome !== "missing") {
         const json = JSON.parse(this.mirror.read(submissions.mirror)) as SubmissionsJson;
+        factsWanted = filed.length === 0 || filed.some((accession) => xbrlFlag(json, accession) !== 0);
         for (const page of json.filings?.files ?? []) {
           const file = secFiles.submissionsPage(page.name);
           if (!this.mirror.has(file.mirror))
@@ -237,7 +247,7 @@ export class EdgarStage {
       const facts = secFiles.companyfacts(cik);
       const factsUrl = this.sec.data(facts.path);
       // 404: the company files no XBRL, a normal outcome.
-      if (!baseline || this.known(factsUrl, facts.mirror) === null)
+      if (factsWanted && (!baseline || this.known(factsUrl, facts.mirror) === null))
         await this.fetchInto(factsUrl, facts.mirror, "companyfacts", MAX_JSON_BYTES, [404]);
       this.result.companies++;
     } catch (error) {
@@ -283,13 +293,15 @@ export class EdgarStage {
       this.fail(`daily index ${day}`, error);
       return;
     }
-    const refresh = new Set<string>();
+    // The companies to fetch again, each with the day's periodic filings it made.
+    const refresh = new Map<string, string[]>();
     const filings = new Map<string, Filing>();
     for (const row of rows) {
       if (!this.universe.has(row.cik)) continue;
       if (isPeriodicForm(row.form)) {
         const last = this.state.fetched(this.sec.data(secFiles.submissions(row.cik).path));
-        if (!last || !coversDay(last.fetchedAt, day)) refresh.add(row.cik);
+        if (!last || !coversDay(last.fetchedAt, day))
+          refresh.set(row.cik, [...(refresh.get(row.cik) ?? []), row.accession]);
       } else if (isOwnershipForm(row.form) && !filings.has(row.accession))
         filings.set(row.accession, {
           cik: row.cik,
@@ -299,8 +311,8 @@ export class EdgarStage {
         });
     }
     this.progress.start(`daily index ${day}`, refresh.size + filings.size);
-    await pool([...refresh], CONCURRENCY, async (cik) => {
-      await this.company(cik, null);
+    await pool([...refresh], CONCURRENCY, async ([cik, filed]) => {
+      await this.company(cik, null, filed);
       this.progress.step();
     });
     await pool([...filings.values()], CONCURRENCY, async (filing) => {
@@ -420,9 +432,17 @@ interface SubmissionsJson {
       form?: string[];
       filingDate?: string[];
       primaryDocument?: string[];
+      isXBRL?: number[];
     };
     files?: { name: string }[];
   };
+}
+
+/** A filing's `isXBRL` (1: it has XBRL data, 0: none) as its submissions list it; null when they do not say. */
+function xbrlFlag(json: SubmissionsJson, accession: string): number | null {
+  const recent = json.filings?.recent;
+  const at = recent?.accessionNumber?.indexOf(accession) ?? -1;
+  return at < 0 ? null : (recent?.isXBRL?.[at] ?? null);
 }
 
 /** The ownership filings a submissions file lists since a day, with their raw XML document. */

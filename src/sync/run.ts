@@ -157,11 +157,18 @@ function priceProvider(config: Config, log: Logger): PriceProvider | null {
       baseUrl: s.alphaVantageUrl,
       apiKey: s.alphaVantageKey,
       timeoutMs: s.requestTimeoutMs,
+      backoffMs: s.retryBackoffMs,
       perSecond,
       log,
     });
   if (s.priceProvider === "yahoo")
-    return new YahooProvider({ baseUrl: s.yahooUrl, timeoutMs: s.requestTimeoutMs, perSecond, log });
+    return new YahooProvider({
+      baseUrl: s.yahooUrl,
+      timeoutMs: s.requestTimeoutMs,
+      backoffMs: s.retryBackoffMs,
+      perSecond,
+      log,
+    });
   return null;
 }
 

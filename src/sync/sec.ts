@@ -51,6 +51,7 @@ export class SecClient {
       limiter: new Limiter(settings.secRequestsPerSecond),
       headers: { "user-agent": userAgent },
       timeoutMs: settings.requestTimeoutMs,
+      backoffMs: settings.retryBackoffMs,
       classify: classifySec(settings.secPauseMs),
       log,
     });

@@ -11,7 +11,7 @@ import type { Recorded, ReplayServer } from "./replay.ts";
 
 export const USER_AGENT = "stockd tests ops@stockd.example";
 
-/** The environment of a sync against `replay`: 10 requests/s, a 1 s throttle pause, a 1.5 s deadline. */
+/** The environment of a sync against `replay`: 10 requests/s, a 1 s throttle pause, a 1.5 s deadline, retries from 50 ms. */
 export function syncEnv(replay: ReplayServer, extra: Record<string, string> = {}): Record<string, string> {
   return stockdEnv({
     STOCKD_SEC_URL: replay.url,
@@ -19,6 +19,7 @@ export function syncEnv(replay: ReplayServer, extra: Record<string, string> = {}
     STOCKD_SEC_REQUESTS_PER_SECOND: "10",
     STOCKD_SEC_PAUSE_SECONDS: "1",
     STOCKD_SYNC_TIMEOUT_MS: "1500",
+    STOCKD_SYNC_BACKOFF_MS: "50",
     ...extra,
   });
 }

@@ -51,6 +51,8 @@ export const THRESHOLD_PAGE =
 export class ReplayServer {
   readonly requests: Recorded[] = [];
   fault: Fault | null = null;
+  /** Bodies served in place of a path's file (a submissions file that lists a new filing). */
+  readonly answers = new Map<string, string>();
   /** Whether bulk archives are served in ranges (Range, If-Range with their ETag), as the SEC's are. */
   ranges = true;
   private readonly server: Server<undefined>;
@@ -185,6 +187,8 @@ export class ReplayServer {
   /** The body of a path, or null for a 404. */
   private route(url: URL): Uint8Array | null {
     const path = url.pathname;
+    const given = this.answers.get(path);
+    if (given !== undefined) return new TextEncoder().encode(given);
     const root = this.opts.root;
     const file = (...parts: string[]) => {
       const p = join(root, ...parts);

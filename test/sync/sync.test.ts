@@ -191,6 +191,52 @@ describe("a first sync and its daily updates", () => {
     expect(status.runs.map((r) => r.status)).toEqual(["ok", "ok", "ok"]);
     expect(status.filings.fetched).toBeGreaterThan(3);
   });
+
+  test("a filing the submissions list without XBRL (a 6-K) fetches the submissions again, not the companyfacts", async () => {
+    ageFetches(dataDir, 1);
+    const day = latestFinalDay(new Date());
+    const sixK = "0099000001-26-000950";
+    const eightK = "0099000002-26-000950";
+    indexes.set(
+      day,
+      masterIndex(day, [
+        [DWGT, "6-K", sixK],
+        [DCLD, "8-K", eightK],
+      ]),
+    );
+    // The submissions as the SEC lists them after that day: the new filing first, with its isXBRL.
+    for (const [cik, accession, form, xbrl] of [
+      [DWGT, sixK, "6-K", 0],
+      [DCLD, eightK, "8-K", 1],
+    ] as const) {
+      const json = JSON.parse(readFileSync(join(demo, "edgar", "submissions", `CIK${cik}.json`), "utf8"));
+      const recent = json.filings.recent as Record<string, (string | number)[]>;
+      const older = (recent.accessionNumber as string[]).length;
+      for (const [key, values] of Object.entries(recent))
+        values.unshift({ accessionNumber: accession, form, filingDate: day }[key] ?? "");
+      recent.isXBRL = [xbrl, ...Array.from({ length: older }, () => 1)];
+      replay.answers.set(`/submissions/CIK${cik}.json`, JSON.stringify(json));
+    }
+    const from = replay.requests.length;
+    try {
+      const { result } = await runSync(replay, dataDir, []);
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      replay.answers.clear();
+    }
+    expect(
+      since(from)
+        .map((r) => r.path)
+        .filter((p) => !p.startsWith("/files/") && !p.includes("/daily-index/"))
+        .sort(),
+    ).toEqual(
+      [
+        `/submissions/CIK${DWGT}.json`,
+        `/submissions/CIK${DCLD}.json`,
+        `/api/xbrl/companyfacts/CIK${DCLD}.json`,
+      ].sort(),
+    );
+  }, 30_000);
 });
 
 describe("a sync killed with kill -9", () => {

@@ -19,6 +19,8 @@ export interface AlphaVantageOptions {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
+  /** The wait before the first retry (doubled for each further one); 500 ms by default. */
+  backoffMs?: number;
   /** Requests per second (the free plan allows 5 a minute and 25 a day). */
   perSecond?: number;
   log: Logger;
@@ -34,6 +36,7 @@ export class AlphaVantageProvider implements PriceProvider {
       limiter: new Limiter(opts.perSecond ?? 5 / 60),
       headers: {},
       timeoutMs: opts.timeoutMs,
+      backoffMs: opts.backoffMs,
       classify: classifyAlphaVantage,
       log: opts.log,
     });

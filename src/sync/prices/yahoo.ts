@@ -13,6 +13,8 @@ import { type DailyBar, NoSuchTickerError, type PriceHistory, type PriceProvider
 export interface YahooOptions {
   baseUrl: string;
   timeoutMs: number;
+  /** The wait before the first retry (doubled for each further one); 500 ms by default. */
+  backoffMs?: number;
   perSecond?: number;
   /** How long a 429 pauses every Yahoo request. */
   pauseMs?: number;
@@ -33,6 +35,7 @@ export class YahooProvider implements PriceProvider {
       limiter: new Limiter(opts.perSecond ?? 40 / 60),
       headers: { "user-agent": "Mozilla/5.0 (compatible; stockd)" },
       timeoutMs: opts.timeoutMs,
+      backoffMs: opts.backoffMs,
       classify: (status): Verdict =>
         status === 429 ? { kind: "throttled", pauseMs, reason: "429 Too Many Requests" } : { kind: "ok" },
       log: opts.log,
