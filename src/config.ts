@@ -30,6 +30,8 @@ export interface Config {
   readonly replicaId: string;
   /** The longest wait for one call to the shared accounts database, ms. */
   readonly accountsTimeoutMs: number;
+  /** What sits between the replicas and the shared accounts database (docs/scale-out.md). */
+  readonly accountsPooler: AccountsPooler;
   /** The API key `stockd mcp` serves its client with (the client's credentials); null when unset. */
   readonly apiKey: string | null;
   /** The configuration file that was read, if any. */
@@ -145,6 +147,7 @@ export const SETTINGS = {
   accounts_url: { flag: null, env: "STOCKD_ACCOUNTS_URL", fallback: null },
   replica_id: { flag: null, env: "STOCKD_REPLICA_ID", fallback: null },
   accounts_timeout_ms: { flag: null, env: "STOCKD_ACCOUNTS_TIMEOUT_MS", fallback: "2000" },
+  accounts_pooler: { flag: null, env: "STOCKD_ACCOUNTS_POOLER", fallback: "none" },
   snapshot_source: { flag: null, env: "STOCKD_SNAPSHOT_SOURCE", fallback: null },
   snapshot_poll_ms: { flag: null, env: "STOCKD_SNAPSHOT_POLL_MS", fallback: "5000" },
   snapshots_kept: { flag: null, env: "STOCKD_SNAPSHOTS_KEPT", fallback: "2" },
@@ -213,6 +216,7 @@ export function loadConfig(flags: ConfigOverrides = {}, env: Env = process.env, 
     accountsUrl: parseAccountsUrl(raw("accounts_url")),
     replicaId: parseReplicaId(raw("replica_id")),
     accountsTimeoutMs: parsePositive(raw("accounts_timeout_ms")),
+    accountsPooler: parseAccountsPooler(raw("accounts_pooler")),
     oauthClientMetadataDocuments: parseSwitch(raw("oauth_client_metadata_documents")),
     configFile: file?.path ?? null,
     accountsPollMs: 1000,
@@ -356,7 +360,6 @@ function parseLogLevel(raw: Raw): LogLevel {
   return raw.value as LogLevel;
 }
 
-/** Printable ASCII without spaces (it travels in an Authorization header), at least 16 characters. */
 /** An API key as `stockd mcp` presents it: printable ASCII without spaces (checked like any key once used). */
 function parseApiKey(raw: Raw): string | null {
   if (raw.value === null || raw.value === "") return null;
@@ -404,6 +407,18 @@ function parseRedisUrl(raw: Raw): string | null {
     throw new ConfigError(
       `${raw.where}: expected a redis://[user:password@]host:port URL (rediss:// for TLS); the value is not shown`,
     );
+  return raw.value;
+}
+
+/**
+ * `none`: the replicas reach PostgreSQL directly (or through a pooler in session mode);
+ * `transaction`: through PgBouncer (or alike) in transaction mode, which keeps neither named
+ * prepared statements nor LISTEN across transactions.
+ */
+export type AccountsPooler = "none" | "transaction";
+
+function parseAccountsPooler(raw: Raw): AccountsPooler {
+  if (raw.value !== "none" && raw.value !== "transaction") throw bad(raw, "none or transaction");
   return raw.value;
 }
 

@@ -5,7 +5,7 @@ import { PgOAuthStore } from "../oauth/pg-store.ts";
 import type { OAuthStore } from "../oauth/seam.ts";
 import { SqliteOAuthStore } from "../oauth/store.ts";
 import { Billing } from "./billing.ts";
-import { PgAccounts } from "./pg/accounts.ts";
+import { PgAccounts, pgConnection } from "./pg/accounts.ts";
 import type { Accounts, Biller } from "./seam.ts";
 import { AccountsStore } from "./store.ts";
 
@@ -36,18 +36,9 @@ export async function openServingAccounts(config: Config, log: Logger): Promise<
       },
     };
   }
-  const pg = await PgAccounts.open({
-    url: config.accountsUrl,
-    replicaId: config.replicaId,
-    timeoutMs: config.accountsTimeoutMs,
-    serve: true,
-    log,
-  });
-  const oauth = await PgOAuthStore.open({
-    url: config.accountsUrl,
-    timeoutMs: config.accountsTimeoutMs,
-    serve: true,
-  }).catch(async (error) => {
+  const connection = pgConnection(config, config.accountsUrl);
+  const pg = await PgAccounts.open({ ...connection, replicaId: config.replicaId, serve: true, log });
+  const oauth = await PgOAuthStore.open({ ...connection, serve: true }).catch(async (error) => {
     await pg.close();
     throw error;
   });

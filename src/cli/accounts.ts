@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { PgAccounts } from "../accounts/pg/accounts.ts";
+import { PgAccounts, pgConnection } from "../accounts/pg/accounts.ts";
 import type { Accounts, User } from "../accounts/seam.ts";
 import { AccountsStore } from "../accounts/store.ts";
 import type { Config } from "../config.ts";
@@ -17,7 +17,7 @@ async function withStore<T>(config: Config, fn: (store: Accounts) => Promise<T>)
   const store =
     config.accountsUrl === null
       ? AccountsStore.open(accountsDbPath(config))
-      : await PgAccounts.open({ url: config.accountsUrl, timeoutMs: config.accountsTimeoutMs });
+      : await PgAccounts.open(pgConnection(config, config.accountsUrl));
   try {
     return await fn(store);
   } finally {

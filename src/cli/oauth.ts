@@ -1,4 +1,4 @@
-import { PgAccounts } from "../accounts/pg/accounts.ts";
+import { PgAccounts, pgConnection } from "../accounts/pg/accounts.ts";
 import type { Accounts } from "../accounts/seam.ts";
 import { AccountsStore } from "../accounts/store.ts";
 import type { Config } from "../config.ts";
@@ -27,7 +27,7 @@ async function withStores<T>(
       accounts.close();
     }
   }
-  const options = { url: config.accountsUrl, timeoutMs: config.accountsTimeoutMs };
+  const options = pgConnection(config, config.accountsUrl);
   const accounts = await PgAccounts.open(options);
   try {
     const oauth = await PgOAuthStore.open(options);

@@ -1,4 +1,5 @@
 import { SQL } from "bun";
+import type { PgConnection } from "../accounts/pg/accounts.ts";
 import { checkSchema, SchemaError } from "../accounts/pg/migrate.ts";
 import { capped, type Finding, fail, ok, warn } from "./findings.ts";
 
@@ -22,8 +23,12 @@ interface Mismatch {
  * its reservations; reservations past their expiry are a warning (any serving replica sweeps
  * them within a second, so many of them mean that none is running).
  */
-export async function checkPgAccounts(url: string, timeoutMs: number): Promise<Finding[]> {
-  const sql = new SQL(url, { max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
+export async function checkPgAccounts(shared: PgConnection): Promise<Finding[]> {
+  const sql = new SQL(shared.url, {
+    max: 1,
+    prepare: shared.prepare,
+    connectionTimeout: Math.ceil(shared.timeoutMs / 1000),
+  });
   try {
     await checkSchema(sql);
     const [balances, holds, expired, users] = await Promise.all([

@@ -32,6 +32,9 @@ export interface PgOAuthStoreOptions {
   serve?: boolean;
   /** How long a remembered access token is trusted without a notification, ms. */
   cacheTtlMs?: number;
+  /** Named prepared statements; LISTEN (both false behind a pooler in transaction mode: pgConnection). */
+  prepare?: boolean;
+  listen?: boolean;
 }
 
 /**
@@ -68,12 +71,14 @@ export class PgOAuthStore implements OAuthStore {
   static async open(options: PgOAuthStoreOptions): Promise<PgOAuthStore> {
     const sql = new SQL(options.url, {
       max: POOL_SIZE,
+      prepare: options.prepare ?? true,
       connectionTimeout: Math.ceil((options.timeoutMs ?? PG_DEFAULTS.timeoutMs) / 1000),
     });
     const store = new PgOAuthStore(sql, options);
     try {
       await store.guard.run(checkSchema(sql), "schema check");
-      if (options.serve) store.listening = await sql.listen(CHANNEL, () => store.forgetTokens());
+      if (options.serve && options.listen !== false)
+        store.listening = await sql.listen(CHANNEL, () => store.forgetTokens());
     } catch (error) {
       await store.close();
       throw error;

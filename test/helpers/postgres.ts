@@ -5,7 +5,15 @@
  * Without the server binaries (Debian's `postgresql` package) `postgresBinaries()` is null and
  * the tests that need PostgreSQL skip with a notice.
  */
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -57,11 +65,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
   const bin = postgresBinaries();
   if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql");
   const dir = mkdtempSync(join(tmpdir(), "stockd-pg-"));
-  if (asRoot) {
-    const ids = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
-    const gid = Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim();
-    chownSync(dir, Number(ids), Number(gid));
-  }
+  if (asRoot) chownSync(dir, Number(idOf("-u")), Number(idOf("-g")));
   const data = join(dir, "data");
   const init = Bun.spawnSync(
     asPostgres([join(bin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]),
@@ -117,6 +121,67 @@ export async function startPostgres(): Promise<PostgresCluster> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Debian's PgBouncer (package `pgbouncer`); null when it is not installed. */
+export function pgbouncerBinary(): string | null {
+  return existsSync("/usr/sbin/pgbouncer") ? "/usr/sbin/pgbouncer" : null;
+}
+
+export interface PgBouncer {
+  /** `postgres://postgres@127.0.0.1:PORT/DATABASE` through the pooler. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * PgBouncer in transaction mode in front of one database of `cluster`, on a free loopback
+ * port, with a small server pool (so that a client's statements land on different server
+ * connections, as they do under load). Run as `postgres`, like the cluster.
+ */
+export async function startPgBouncer(cluster: PostgresCluster, database: string): Promise<PgBouncer> {
+  const binary = pgbouncerBinary();
+  const bin = postgresBinaries();
+  if (!binary || !bin) throw new Error("PgBouncer or PostgreSQL is not installed");
+  const dir = mkdtempSync(join(tmpdir(), "stockd-pgbouncer-"));
+  if (asRoot) chownSync(dir, Number(idOf("-u")), Number(idOf("-g")));
+  const port = await freePort();
+  const ini = join(dir, "pgbouncer.ini");
+  writeFileSync(
+    ini,
+    [
+      "[databases]",
+      `${database} = host=127.0.0.1 port=${cluster.port} dbname=${database} user=postgres`,
+      "[pgbouncer]",
+      "listen_addr = 127.0.0.1",
+      `listen_port = ${port}`,
+      "unix_socket_dir =",
+      "auth_type = any",
+      "pool_mode = transaction",
+      "default_pool_size = 4",
+      "max_client_conn = 500",
+      "ignore_startup_parameters = extra_float_digits,options,application_name",
+      `logfile = ${join(dir, "pgbouncer.log")}`,
+      `pidfile = ${join(dir, "pgbouncer.pid")}`,
+    ].join("\n"),
+  );
+  const proc = Bun.spawn(asPostgres([binary, ini]), { stdout: "ignore", stderr: "pipe" });
+  await ready(bin, port, dir);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async stop() {
+      // SIGTERM by its pid file (runuser does not pass it on): an immediate shutdown.
+      try {
+        process.kill(Number(readFileSync(join(dir, "pgbouncer.pid"), "utf8").trim()), "SIGTERM");
+      } catch {}
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function idOf(flag: "-u" | "-g"): string {
+  return Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { SQL } from "bun";
+import type { Config } from "../../config.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { generateApiKey, hashApiKey, isValidNow, keyPrefix, newId } from "../keys.ts";
@@ -46,11 +47,31 @@ export interface PgAccountsOptions {
   cacheTtlMs?: number;
   /** Connections in the pool. */
   poolSize?: number;
-  /** Named prepared statements (false behind PgBouncer < 1.21 in transaction mode). */
+  /** Named prepared statements (false behind a pooler in transaction mode). */
   prepare?: boolean;
+  /**
+   * LISTEN for changes made by other replicas (false behind a pooler in transaction mode,
+   * which does not keep it: the caches are then reloaded every `cacheTtlMs` only).
+   */
+  listen?: boolean;
   /** Serving: caches, notifications, the sweeper, and this replica's old reservations released. */
   serve?: boolean;
   log?: Logger;
+}
+
+/** How to reach the shared accounts database. */
+export type PgConnection = Required<Pick<PgAccountsOptions, "url" | "timeoutMs" | "prepare" | "listen">>;
+
+/**
+ * How to reach the shared accounts database at `url` (the configuration's `accounts_url`):
+ * behind a pooler in transaction mode, without named prepared statements or LISTEN.
+ */
+export function pgConnection(
+  config: Pick<Config, "accountsTimeoutMs" | "accountsPooler">,
+  url: string,
+): PgConnection {
+  const direct = config.accountsPooler === "none";
+  return { url, timeoutMs: config.accountsTimeoutMs, prepare: direct, listen: direct };
 }
 
 /** The defaults of the options above (docs/scale-out.md says how to size them). */
@@ -145,9 +166,10 @@ export class PgAccounts implements Accounts, Biller {
   private async startServing(): Promise<void> {
     await this.releaseReplica(this.replicaId);
     await this.reload();
-    this.listening = await this.sql.listen(CHANNEL, () => {
-      void this.reload();
-    });
+    if (this.options.listen !== false)
+      this.listening = await this.sql.listen(CHANNEL, () => {
+        void this.reload();
+      });
     const sweep = setInterval(() => {
       this.track(
         this.sweepExpired().then(
