@@ -4,7 +4,9 @@
  * data, in one run, without HTTP: the app's `handle` is called in-process over the demo
  * snapshot, 64 calls at a time, as bench/edge-calls.ts does. The MCP requests are the bytes the
  * official SDK client sends (recorded once, in both protocol eras); `tools/list` (no REST call)
- * and `callTool` alone (no SDK) split where the time goes.
+ * and `callTool` alone (no SDK) split where the time goes. The variants of a case take turns
+ * within each repetition, so that a change of the shared machine's load hits them alike; the
+ * ratios are of medians, and the load average is printed before and after.
  *
  * `bun bench/mcp-calls.ts [--rounds 200]`
  */
@@ -17,10 +19,11 @@ import { mcpDoor } from "../src/mcp/door.ts";
 import { callTool } from "../src/mcp/server.ts";
 import { tempDir } from "../test/helpers/env.ts";
 import { inProcessApp } from "./lib/in-process.ts";
+import { loadAverage } from "./lib/machine.ts";
 import { median } from "./lib/stats.ts";
 
 const CONNECTIONS = 64;
-const REPETITIONS = 5;
+const REPETITIONS = 7;
 const ORIGIN = "http://127.0.0.1:1";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "200" } } });
@@ -89,9 +92,11 @@ async function recorded(mode: "auto" | "legacy", name: string | null, args: Reco
 const rest = (path: string) => () =>
   new Request(`${ORIGIN}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
-/** µs per call, the median of REPETITIONS runs of `rounds` rounds of 64 concurrent calls. */
-async function perCall(make: () => Request | Promise<number>): Promise<number> {
-  const round = async () => {
+type Make = () => Request | Promise<number>;
+
+/** `count` rounds of 64 concurrent calls; throws on any answer but 200. */
+async function playRounds(make: Make, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
     const statuses = await Promise.all(
       Array.from({ length: CONNECTIONS }, () => {
         const made = make();
@@ -99,15 +104,23 @@ async function perCall(make: () => Request | Promise<number>): Promise<number> {
       }),
     );
     if (statuses.some((s) => s !== 200)) throw new Error(`status ${statuses.find((s) => s !== 200)}`);
-  };
-  for (let i = 0; i < rounds / 4; i++) await round();
-  const times: number[] = [];
-  for (let rep = 0; rep < REPETITIONS; rep++) {
-    const started = performance.now();
-    for (let i = 0; i < rounds; i++) await round();
-    times.push(((performance.now() - started) * 1000) / (rounds * CONNECTIONS));
   }
-  return median(times);
+}
+
+/**
+ * µs per call of each variant: REPETITIONS turns in which every variant runs `rounds` rounds
+ * in turn (after a warm-up of each), and the median of its turns.
+ */
+async function perCall(variants: Make[]): Promise<number[]> {
+  for (const make of variants) await playRounds(make, Math.ceil(rounds / 4));
+  const times = variants.map((): number[] => []);
+  for (let rep = 0; rep < REPETITIONS; rep++)
+    for (const [i, make] of variants.entries()) {
+      const started = performance.now();
+      await playRounds(make, rounds);
+      times[i]?.push(((performance.now() - started) * 1000) / (rounds * CONNECTIONS));
+    }
+  return times.map(median);
 }
 
 const price = { symbol: "DWGT", start_date: "2025-01-01", end_date: "2025-12-31" };
@@ -129,24 +142,29 @@ const direct = (name: string, args: Record<string, unknown>) => async () => {
 };
 
 console.log(
-  `MCP tool call vs the REST call of the same data: µs of the serving thread per call (${CONNECTIONS} at a time, median of ${REPETITIONS})`,
+  `MCP tool call vs the REST call of the same data: µs of the serving thread per call (${CONNECTIONS} at a time, median of ${REPETITIONS} alternating turns); load average ${loadAverage()}`,
 );
 console.log(
   `${"case".padEnd(22)} ${"REST".padStart(8)} ${"tool only".padStart(10)} ${"MCP modern".padStart(11)} ${"MCP legacy".padStart(11)}   modern/REST  legacy/REST`,
 );
 for (const [label, path, name, args] of cases) {
-  const restUs = await perCall(rest(path));
-  const directUs = await perCall(direct(name, args));
-  const modern = await perCall(await recorded("auto", name, args));
-  const legacy = await perCall(await recorded("legacy", name, args));
+  const [restUs = 0, directUs = 0, modern = 0, legacy = 0] = await perCall([
+    rest(path),
+    direct(name, args),
+    await recorded("auto", name, args),
+    await recorded("legacy", name, args),
+  ]);
   console.log(
     `${label.padEnd(22)} ${restUs.toFixed(1).padStart(8)} ${directUs.toFixed(1).padStart(10)} ${modern.toFixed(1).padStart(11)} ${legacy.toFixed(1).padStart(11)}   ${(modern / restUs).toFixed(2).padStart(10)}×  ${(legacy / restUs).toFixed(2).padStart(10)}×`,
   );
 }
-const listModern = await perCall(await recorded("auto", null, {}));
-const listLegacy = await perCall(await recorded("legacy", null, {}));
+const [listModern = 0, listLegacy = 0] = await perCall([
+  await recorded("auto", null, {}),
+  await recorded("legacy", null, {}),
+]);
 console.log(
   `${"tools/list".padEnd(22)} ${"".padStart(8)} ${"".padStart(10)} ${listModern.toFixed(1).padStart(11)} ${listLegacy.toFixed(1).padStart(11)}   (the SDK's own cost: no REST call)`,
 );
 
+console.log(`load average after: ${loadAverage()}`);
 bench.close();
