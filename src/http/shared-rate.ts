@@ -97,9 +97,12 @@ export class SharedRate implements KeyRate {
   }
 
   take(key: string): RateVerdict | Promise<RateVerdict> {
-    if (this.retryAt !== 0 && (this.probing || performance.now() < this.retryAt)) return this.local(key);
-    if (this.retryAt !== 0) this.probing = true;
-    return this.ask(key);
+    if (this.retryAt === 0) return this.ask(key);
+    if (this.probing || performance.now() < this.retryAt) return this.local(key);
+    this.probing = true;
+    return this.ask(key).finally(() => {
+      this.probing = false;
+    });
   }
 
   close(): void {
@@ -121,7 +124,6 @@ export class SharedRate implements KeyRate {
       return this.local(key);
     } finally {
       clearTimeout(timer);
-      this.probing = false;
     }
   }
 
