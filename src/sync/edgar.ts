@@ -103,6 +103,7 @@ export class EdgarStage {
   ) {}
 
   async run(plan: EdgarPlan): Promise<EdgarResult> {
+    this.progress.enter("tickers");
     this.progress.start("ticker lists");
     await this.tickerLists(plan.now);
     this.resolveUniverse(plan);
@@ -111,8 +112,10 @@ export class EdgarStage {
     const coldStart = this.state.watermark(INDEX_WATERMARK) === null;
     const baselineFrom = this.state.watermark(BASELINE_FROM) ?? latestFinalDay(plan.now);
     if (coldStart) this.state.setWatermark(BASELINE_FROM, baselineFrom);
+    this.progress.enter("baseline");
     const baselineOk = await this.baseline(plan);
     if (coldStart && baselineOk) this.state.setWatermark(INDEX_WATERMARK, baselineFrom);
+    this.progress.enter("daily");
     if (this.state.watermark(INDEX_WATERMARK) !== null) await this.dailyIndexes(plan);
     this.result.watermark = this.state.watermark(INDEX_WATERMARK);
     return this.result;

@@ -11,6 +11,7 @@ import { family, labels } from "../http/metrics.ts";
 import { INDEX_WATERMARK } from "./edgar.ts";
 import type { SourceCounters } from "./http.ts";
 import { lockHolder } from "./lock.ts";
+import type { StageTotals } from "./progress.ts";
 import { type CounterRow, SyncState, syncDir } from "./state.ts";
 
 /** How often a run adds what it counted to the state's totals. */
@@ -84,7 +85,7 @@ const STATUSES = ["ok", "partial", "failed", "interrupted"] as const;
 
 /**
  * The sync metrics of a data dir in the Prometheus text format: the running totals, the runs
- * by outcome, whether one runs now, the last run's outcome, end and duration, the last
+ * by outcome, whether one runs now, the last run's outcome, end, duration and stages, the last
  * successful run's end and the daily-index watermark. Nothing when no sync ever ran.
  */
 export function renderSyncMetrics(dataDir: string): string[] {
@@ -123,7 +124,8 @@ export function renderSyncMetrics(dataDir: string): string[] {
     const ended = state.runs(50).filter((r) => r.endedAt !== null);
     const last = ended[0];
     if (last) {
-      const summary = last.summary as { ms?: number } | null;
+      const summary = last.summary as { ms?: number; stages?: Record<string, StageTotals> } | null;
+      const stages = Object.entries(summary?.stages ?? {});
       lines.push(
         ...family(
           "stockd_sync_last_run_status",
@@ -139,6 +141,18 @@ export function renderSyncMetrics(dataDir: string): string[] {
         ...family("stockd_sync_last_run_duration_seconds", "gauge", "How long the last sync run took.", [
           `stockd_sync_last_run_duration_seconds ${(summary?.ms ?? 0) / 1000}`,
         ]),
+        ...family(
+          "stockd_sync_last_run_stage_seconds",
+          "gauge",
+          "Time the last sync run spent in each stage it went through.",
+          stages.map(([stage, t]) => `stockd_sync_last_run_stage_seconds${labels({ stage })} ${t.ms / 1000}`),
+        ),
+        ...family(
+          "stockd_sync_last_run_stage_requests",
+          "gauge",
+          "Requests the last sync run sent in each stage (retries included).",
+          stages.map(([stage, t]) => `stockd_sync_last_run_stage_requests${labels({ stage })} ${t.requests}`),
+        ),
       );
     }
     const success = ended.find((r) => r.status === "ok" || r.status === "partial");

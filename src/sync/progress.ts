@@ -2,8 +2,18 @@
  * What a sync reports while it runs: the phase, companies done of the phase's total, requests
  * and bytes of each source, an ETA. On a terminal one line is rewritten in place twice a
  * second; elsewhere nothing is drawn (the structured log and the summary say what happened).
+ * It also times the run's stages and counts their requests, for the summary and /metrics.
  */
 import type { SourceCounters } from "./http.ts";
+
+/** The stages of a run, in their order (a run may skip some). */
+export type SyncStage = "tickers" | "baseline" | "daily" | "prices" | "import";
+
+/** Time spent in a stage and the requests it sent. */
+export interface StageTotals {
+  ms: number;
+  requests: number;
+}
 
 export class SyncProgress {
   phase = "starting";
@@ -12,6 +22,8 @@ export class SyncProgress {
   private phaseStarted = Date.now();
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly sources: { name: string; counters: SourceCounters }[] = [];
+  private stage: { name: SyncStage; started: number; requests: number } | null = null;
+  private readonly stageTotals: Partial<Record<SyncStage, StageTotals>> = {};
 
   constructor(draw: ((line: string) => void) | null) {
     if (draw) {
@@ -22,6 +34,31 @@ export class SyncProgress {
 
   watch(name: string, counters: SourceCounters): void {
     this.sources.push({ name, counters });
+  }
+
+  /** Ends the stage under way and starts `name`'s clock and request count. */
+  enter(name: SyncStage): void {
+    this.leave();
+    this.stage = { name, started: Date.now(), requests: this.requests() };
+  }
+
+  /** Ends the stage under way, adding its time and requests to its totals. */
+  leave(): void {
+    if (this.stage === null) return;
+    const totals = this.stageTotals[this.stage.name] ?? { ms: 0, requests: 0 };
+    totals.ms += Date.now() - this.stage.started;
+    totals.requests += this.requests() - this.stage.requests;
+    this.stageTotals[this.stage.name] = totals;
+    this.stage = null;
+  }
+
+  /** The time and requests of each stage left so far. */
+  stages(): Partial<Record<SyncStage, StageTotals>> {
+    return structuredClone(this.stageTotals);
+  }
+
+  private requests(): number {
+    return this.sources.reduce((n, { counters }) => n + counters.requests, 0);
   }
 
   /** Starts a phase of `total` items (0 when not counted). */

@@ -19,7 +19,7 @@ import { AlphaVantageProvider } from "./prices/alphavantage.ts";
 import type { PriceProvider } from "./prices/provider.ts";
 import { type PriceResult, syncPrices } from "./prices/stage.ts";
 import { YahooProvider } from "./prices/yahoo.ts";
-import type { SyncProgress } from "./progress.ts";
+import type { StageTotals, SyncProgress, SyncStage } from "./progress.ts";
 import { SecClient, secFiles } from "./sec.ts";
 import { SyncState } from "./state.ts";
 
@@ -50,6 +50,8 @@ export interface SyncSummary {
   edgar: EdgarResult | null;
   prices: PriceResult | null;
   requests: Record<string, SourceCounters>;
+  /** Time and requests of each stage the run went through. */
+  stages: Partial<Record<SyncStage, StageTotals>>;
   error: string | null;
 }
 
@@ -73,6 +75,7 @@ export async function runSync(
     edgar: null,
     prices: null,
     requests: {},
+    stages: {},
     error: null,
   };
   try {
@@ -90,6 +93,7 @@ export async function runSync(
       summary.edgar = await new EdgarStage(sec, mirror, state, progress, log).run(opts);
       const provider = priceProvider(config, log);
       if (provider) {
+        progress.enter("prices");
         summary.requests[provider.name] = provider.http.counters;
         progress.watch(provider.name, provider.http.counters);
         flusher.watch(provider.name, provider.http.counters);
@@ -117,6 +121,7 @@ export async function runSync(
       return summary;
     }
     if (state.watermark(PENDING_IMPORT) === "1" && !opts.noImport) {
+      progress.enter("import");
       progress.start("importing");
       const manifest = await importSources(mirror.root, config.dataDir, {
         lenient: opts.lenient,
@@ -135,6 +140,8 @@ export async function runSync(
     throw error;
   } finally {
     summary.ms = Math.round(Date.now() - started);
+    progress.leave();
+    summary.stages = progress.stages();
     flusher.stop();
     state.endRun(runId, summary.status, summary);
     state.close();

@@ -87,6 +87,11 @@ describe("sync on /metrics", () => {
       expect(sample(text, 'stockd_sync_last_run_status{status="ok"}')).toBe(1);
       expect(sample(text, 'stockd_sync_last_run_status{status="failed"}')).toBe(0);
       expect(sample(text, "stockd_sync_running")).toBe(0);
+      // The ticker lists (one 429 asked again), then DWGT's submissions (two 503s) and companyfacts.
+      const stage = (s: string) => sample(text, `stockd_sync_last_run_stage_requests{stage="${s}"}`);
+      expect([stage("tickers"), stage("baseline"), stage("daily"), stage("import")]).toEqual([3, 4, 0, 0]);
+      expect(replay.requests.length).toBe(7);
+      expect(sample(text, 'stockd_sync_last_run_stage_seconds{stage="import"}')).toBeGreaterThan(0);
       const ended = sample(text, "stockd_sync_last_run_end_timestamp_seconds") as number;
       expect(Math.abs(ended * 1000 - Date.now())).toBeLessThan(120_000);
       expect(sample(text, "stockd_sync_last_success_timestamp_seconds")).toBe(ended);
