@@ -76,7 +76,7 @@ export async function showConsent(ctx: OAuthContext, url: URL, address: string):
     );
   const scopes = (q.get("scope") ?? "").split(" ");
   const scope = scopes.includes(OFFLINE_SCOPE) ? `${READ_SCOPE} ${OFFLINE_SCOPE}` : READ_SCOPE;
-  const pending = ctx.pending.add(
+  const pending = await ctx.store.openPending(
     {
       client,
       redirectUri,
@@ -113,15 +113,10 @@ export async function decide(ctx: OAuthContext, request: Request, address: strin
   const form = await readForm(request, MAX_CONSENT_BYTES);
   if (typeof form === "string") return failurePage("The form could not be read", `${form}.`, 400);
   const now = ctx.now();
-  const pending = ctx.pending.get(form.get("request") ?? "", now.getTime());
-  if (!pending)
-    return failurePage(
-      "This approval page has expired",
-      "An approval page is valid for 10 minutes and for one decision. Start the connection again from the application.",
-      400,
-    );
+  const pending = await ctx.store.findPending(form.get("request") ?? "", now.getTime());
+  if (!pending) return expiredPage();
   if (!sameSecret(form.get("csrf") ?? "", pending.csrf)) {
-    ctx.pending.close(pending.id);
+    await ctx.store.closePending(pending.id);
     return failurePage(
       "The form did not come from this page",
       "Nothing was approved. Start the connection again from the application.",
@@ -130,7 +125,7 @@ export async function decide(ctx: OAuthContext, request: Request, address: strin
   }
   const decision = form.get("decision");
   if (decision === "deny") {
-    ctx.pending.close(pending.id);
+    await ctx.store.closePending(pending.id);
     return redirectTo(
       errorRedirect(ctx, pending.redirectUri, pending.state, "access_denied", "the request was denied"),
     );
@@ -166,6 +161,8 @@ async function approve(
     key = ctx.keys.authenticate(text, now);
   }
   if (!key) return refuseKey(ctx, pending, address);
+  // Decided once: of two posts of the same page (to two replicas, say) one issues the code.
+  if (!(await ctx.store.closePending(pending.id))) return expiredPage();
   const code = newSecret("code");
   const at = now.toISOString();
   if (isClientMetadataUrl(pending.client.client_id)) await ctx.store.saveDocumentClient(pending.client, at);
@@ -186,7 +183,6 @@ async function approve(
       expires_at: new Date(now.getTime() + LIFETIME_MS.code).toISOString(),
     },
   );
-  ctx.pending.close(pending.id);
   const location = new URL(pending.redirectUri);
   location.searchParams.set("code", code);
   if (pending.state !== null) location.searchParams.set("state", pending.state);
@@ -194,11 +190,10 @@ async function approve(
   return redirectTo(location.href);
 }
 
-function refuseKey(ctx: OAuthContext, pending: PendingRequest, address: string): Response {
+async function refuseKey(ctx: OAuthContext, pending: PendingRequest, address: string): Promise<Response> {
   ctx.authFailures.fail(address);
-  pending.failures++;
-  if (pending.failures >= MAX_ATTEMPTS) {
-    ctx.pending.close(pending.id);
+  if ((await ctx.store.failPending(pending.id)) >= MAX_ATTEMPTS) {
+    await ctx.store.closePending(pending.id);
     return failurePage(
       "Too many refused keys",
       "This approval page is closed. Start the connection again from the application.",
@@ -211,6 +206,14 @@ function refuseKey(ctx: OAuthContext, pending: PendingRequest, address: string):
       error: "That is not a valid stockd API key (unknown, disabled or expired). Paste the whole key, sk_...",
     },
     401,
+  );
+}
+
+function expiredPage(): Response {
+  return failurePage(
+    "This approval page has expired",
+    "An approval page is valid for 10 minutes and for one decision. Start the connection again from the application.",
+    400,
   );
 }
 

@@ -1,6 +1,5 @@
 import type { ApiKeyInfo } from "../accounts/seam.ts";
 import type { ClientMetadataDocuments } from "./client-metadata.ts";
-import type { PendingRequests } from "./pending.ts";
 import type { OAuthStore } from "./seam.ts";
 
 /** Counts an address's events in a window and says how long it must wait once over its limit. */
@@ -22,7 +21,6 @@ export interface KeyChecker {
 /** What the endpoints share. */
 export interface OAuthContext {
   store: OAuthStore;
-  pending: PendingRequests;
   keys: KeyChecker;
   /** The public URL without a trailing slash: the issuer, and the base of every endpoint. */
   issuer: string;

@@ -2,6 +2,14 @@ import { SQL } from "bun";
 import { CHANNEL, PG_DEFAULTS } from "../accounts/pg/accounts.ts";
 import { Guard } from "../accounts/pg/guard.ts";
 import { checkSchema } from "../accounts/pg/migrate.ts";
+import {
+  MAX_ATTEMPTS,
+  MAX_PENDING,
+  MAX_PENDING_PER_ADDRESS,
+  type NewPendingRequest,
+  newPending,
+  type PendingRequest,
+} from "./pending.ts";
 import type {
   AccessToken,
   CodeRecord,
@@ -37,9 +45,24 @@ export interface PgOAuthStoreOptions {
   listen?: boolean;
 }
 
+/** A consent page's row (004_oauth_pending.sql). */
+interface PendingRow {
+  id: string;
+  csrf: string;
+  client: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  address: string;
+  failures: number;
+  expires_at: number;
+}
+
 /**
- * The authorization server's records in the shared PostgreSQL accounts database (migration
- * 003_oauth.sql), for several replicas (docs/scale-out.md). Each step that decides something is
+ * The authorization server's records in the shared PostgreSQL accounts database (migrations
+ * 003_oauth.sql, 004_oauth_pending.sql: the consent pages being shown too), for several replicas (docs/scale-out.md). Each step that decides something is
  * one statement at READ COMMITTED: a code or refresh token is marked used by a guarded
  * `UPDATE … WHERE used_at IS NULL`, so of two replicas redeeming the same one exactly one
  * wins (the other waits on the row lock and finds it used); a revocation is one `UPDATE` of
@@ -295,6 +318,65 @@ export class PgOAuthStore implements OAuthStore {
       "forget expired",
     );
     return (rows[0] as { n: number }).n;
+  }
+
+  async openPending(request: NewPendingRequest, nowMs: number): Promise<PendingRequest | null> {
+    const p = newPending(request, nowMs);
+    // Expired pages are swept as a page opens; the limits count the live ones.
+    const rows = await this.q(
+      this.sql`
+        WITH gone AS (DELETE FROM oauth_pending WHERE expires_at <= ${nowMs})
+        INSERT INTO oauth_pending (id, csrf, client, redirect_uri, state, code_challenge, scope, resource, address, expires_at)
+        SELECT ${p.id}, ${p.csrf}, ${JSON.stringify(p.client)}, ${p.redirectUri}, ${p.state}, ${p.codeChallenge},
+               ${p.scope}, ${p.resource}, ${p.address}, ${p.expiresAt}
+        WHERE (SELECT count(*) FROM oauth_pending WHERE expires_at > ${nowMs}) < ${MAX_PENDING}
+          AND (SELECT count(*) FROM oauth_pending WHERE address = ${p.address} AND expires_at > ${nowMs})
+            < ${MAX_PENDING_PER_ADDRESS}
+        RETURNING id`,
+      "open consent",
+    );
+    return rows.length === 1 ? p : null;
+  }
+
+  async findPending(id: string, nowMs: number): Promise<PendingRequest | null> {
+    const rows = await this.q(
+      this.sql`
+        SELECT id, csrf, client, redirect_uri, state, code_challenge, scope, resource, address, failures,
+               expires_at::float8 AS expires_at
+        FROM oauth_pending WHERE id = ${id} AND expires_at > ${nowMs}`,
+      "find consent",
+    );
+    const row = rows[0] as PendingRow | undefined;
+    if (!row) return null;
+    return {
+      id: row.id,
+      csrf: row.csrf,
+      client: JSON.parse(row.client),
+      redirectUri: row.redirect_uri,
+      state: row.state,
+      codeChallenge: row.code_challenge,
+      scope: row.scope,
+      resource: row.resource,
+      address: row.address,
+      failures: row.failures,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async failPending(id: string): Promise<number> {
+    const rows = await this.q(
+      this.sql`UPDATE oauth_pending SET failures = failures + 1 WHERE id = ${id} RETURNING failures`,
+      "count refused key",
+    );
+    return (rows[0] as { failures: number } | undefined)?.failures ?? MAX_ATTEMPTS;
+  }
+
+  async closePending(id: string): Promise<boolean> {
+    const rows = await this.q(
+      this.sql`DELETE FROM oauth_pending WHERE id = ${id} RETURNING 1`,
+      "close consent",
+    );
+    return rows.length === 1;
   }
 
   async close(): Promise<void> {

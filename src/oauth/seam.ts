@@ -8,6 +8,7 @@
  * SQLite path of `/mcp`'s gate stays synchronous.
  */
 import type { ApiKeyInfo, MaybePromise } from "../accounts/seam.ts";
+import type { NewPendingRequest, PendingRequest } from "./pending.ts";
 
 /** A registered client, as `/oauth/register` stored it. */
 export interface OAuthClient {
@@ -129,6 +130,17 @@ export interface OAuthStore {
   listGrants(filter: GrantFilter): MaybePromise<GrantListing[]>;
   /** Forgets codes and tokens past their expiry (their hashes serve nothing after it). */
   forgetExpired(now: string): MaybePromise<number>;
+  /**
+   * Holds the request of a consent page being shown, for 10 minutes; null when too many are
+   * open (in all, or of its address: pending.ts). Any replica finds it when the form comes back.
+   */
+  openPending(request: NewPendingRequest, nowMs: number): MaybePromise<PendingRequest | null>;
+  /** The open request of this id, or null (unknown, decided, closed or expired). */
+  findPending(id: string, nowMs: number): MaybePromise<PendingRequest | null>;
+  /** Counts a refused key of a request; returns how many it has had. */
+  failPending(id: string): MaybePromise<number>;
+  /** Closes a request; true for the one caller that closed it (a page is decided once). */
+  closePending(id: string): MaybePromise<boolean>;
   close(): MaybePromise<void>;
 }
 

@@ -5,7 +5,6 @@ import { ClientMetadataDocuments, type DocumentFetcher } from "./client-metadata
 import { failurePage } from "./consent-page.ts";
 import { type AddressThrottle, type KeyChecker, keyStands, type OAuthContext } from "./context.ts";
 import { authorizationServerMetadata, ENDPOINTS, protectedResourceMetadata, resourceOf } from "./metadata.ts";
-import { PendingRequests } from "./pending.ts";
 import { readRegistration, registered } from "./register.ts";
 import { jsonNoStore, jsonPublic, oauthError, preflight } from "./responses.ts";
 import { type AccessToken, andThen, type OAuthStore } from "./seam.ts";
@@ -82,7 +81,6 @@ export function isOAuthPath(pathname: string): boolean {
 export function createOAuthServer(deps: OAuthDeps): OAuthServer {
   const ctx: OAuthContext = {
     store: deps.store,
-    pending: new PendingRequests(),
     keys: deps.keys,
     get issuer() {
       return deps.publicUrl().replace(/\/+$/, "");

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { type NewPendingRequest, type PendingRequest, PendingRequests } from "./pending.ts";
 import type {
   AccessToken,
   CodeRecord,
@@ -35,6 +36,9 @@ export interface ClientRow {
  * same file: a redemption's mark and read are one immediate transaction.
  */
 export class SqliteOAuthStore implements OAuthStore {
+  /** The consent pages being shown: in this process's memory (one server serves them). */
+  private readonly pending = new PendingRequests();
+
   /** `db` is the accounts store's; it stays open when this closes. */
   constructor(private readonly db: Database) {}
 
@@ -216,6 +220,22 @@ export class SqliteOAuthStore implements OAuthStore {
   forgetExpired(now: string): number {
     const codes = this.db.query("DELETE FROM oauth_codes WHERE expires_at < $now").run({ now }).changes;
     return codes + this.db.query("DELETE FROM oauth_tokens WHERE expires_at < $now").run({ now }).changes;
+  }
+
+  openPending(request: NewPendingRequest, nowMs: number): PendingRequest | null {
+    return this.pending.add(request, nowMs);
+  }
+
+  findPending(id: string, nowMs: number): PendingRequest | null {
+    return this.pending.get(id, nowMs);
+  }
+
+  failPending(id: string): number {
+    return this.pending.fail(id);
+  }
+
+  closePending(id: string): boolean {
+    return this.pending.close(id);
   }
 
   close(): void {}

@@ -2,7 +2,7 @@
  * /mcp and OAuth on the PostgreSQL accounts store (docs/scale-out.md, docs/oauth.md): two
  * replicas in this process, each with its own pools, caches and notifications, on one
  * database, with one public URL (as behind a load balancer). A client signs in on replica A
- * and uses and refreshes its tokens on replica B; a code is redeemed once across replicas; a
+ * and uses and refreshes its tokens on replica B; a consent page shown by A is answered on B; a code is redeemed once across replicas; a
  * refresh token used twice revokes its family everywhere; a key disabled on A ends its grant
  * on B; `stockd oauth revoke` reaches both; a client signed in on a single SQLite server keeps
  * working after `accounts export`. Skipped with a notice without PostgreSQL.
@@ -24,7 +24,9 @@ import {
   codeOf,
   consentBot,
   fullFlow,
+  hiddenFields,
   pkce,
+  postConsent,
   registerClient,
   type Tokens,
   tokenRequest,
@@ -79,12 +81,15 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     await cluster?.stop();
   });
 
-  /** A user and a key made on replica A (known there at once, on B once notified). */
+  /** A user and a key made on replica A (known there at once), returned once B knows it too. */
   async function newKey(credits = 100) {
     const accounts = a.accounts as PgAccounts;
     const user = await accounts.createUser(`pg-oauth${++users}@example.test`, credits);
     if (!user.ok) throw new Error(user.message);
     const { key, info } = await accounts.createKey(user.value.id, "laptop", null);
+    const onB = b.accounts as PgAccounts;
+    for (let waited = 0; !onB.authenticate(key, new Date()) && waited < REACH_MS; waited += 10)
+      await Bun.sleep(10);
     return { key, keyId: info.id, userId: user.value.id };
   }
 
@@ -141,6 +146,30 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     const next = (await renewed.json()) as Tokens;
     expect((await mcp(a.url, next.access_token)).status).toBe(200);
     expect((await mcp(b.url, next.access_token)).status).toBe(200);
+  });
+
+  test("a consent page shown by A is answered on B (a refused key there, then the right one); decided once", async () => {
+    const { key } = await newKey();
+    const clientId = await registerClient(b.url);
+    const redirectUri = "http://127.0.0.1:45678/callback";
+    const { verifier, challenge } = pkce();
+    const page = await fetch(authorizationUrl(a.url, { clientId, redirectUri, challenge }));
+    expect(page.status).toBe(200);
+    const fields = hiddenFields(await page.text());
+    const wrong = await postConsent(b.url, { ...fields, api_key: "sk_wrong", decision: "allow" });
+    expect(wrong.status).toBe(401);
+    const approved = await postConsent(b.url, { ...fields, api_key: key, decision: "allow" });
+    expect(approved.status).toBe(303);
+    const again = await postConsent(a.url, { ...fields, api_key: key, decision: "allow" });
+    expect(again.status).toBe(400);
+    const exchanged = await tokenRequest(a.url, {
+      grant_type: "authorization_code",
+      code: codeOf(approved, publicUrl),
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+    });
+    expect(exchanged.status).toBe(200);
   });
 
   test("a code is redeemed once across replicas: of two at the same time one gets tokens; the replay revokes them", async () => {

@@ -11,6 +11,7 @@ import type { SQL } from "bun";
 import accounts001 from "./migrations/001_accounts.sql" with { type: "text" };
 import exportPayments002 from "./migrations/002_export_payments.sql" with { type: "text" };
 import oauth003 from "./migrations/003_oauth.sql" with { type: "text" };
+import oauthPending004 from "./migrations/004_oauth_pending.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -31,6 +32,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   migration(1, "001_accounts.sql", accounts001),
   migration(2, "002_export_payments.sql", exportPayments002),
   migration(3, "003_oauth.sql", oauth003),
+  migration(4, "004_oauth_pending.sql", oauthPending004),
 ].sort((a, b) => a.version - b.version);
 
 /** The schema version this build needs: its newest migration's. */
