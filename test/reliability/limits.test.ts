@@ -1,11 +1,18 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config.ts";
 import {
   AuthFailureThrottle,
   InFlightLimiter,
   RateLimiter,
+  type RateVerdict,
   rateHeaders,
   replicaShare,
 } from "../../src/http/limits.ts";
+import { openKeyRate } from "../../src/http/shared-rate.ts";
+import { createLogger } from "../../src/log.ts";
 
 /** A clock the test moves by hand (milliseconds). */
 function clock() {
@@ -59,6 +66,22 @@ describe("RateLimiter (token bucket)", () => {
     expect(replicaShare(10, 3, 4)).toEqual({ rate: 2.5, burst: 1 });
     const share = replicaShare(100, 200, 3);
     expect(share.burst * 3).toBeLessThanOrEqual(200);
+  });
+
+  test("without Redis a serving replica counts its share, and its headers say so", () => {
+    const config = loadConfig(
+      {},
+      { STOCKD_RATE_LIMIT_REPLICAS: "2" },
+      mkdtempSync(join(tmpdir(), "stockd-limits-")),
+    );
+    const rate = openKeyRate(config.limits, config.rateSharing, createLogger("silent"));
+    const first = rate.take("k");
+    // The defaults (100 a second, a burst of 200) halved: a burst of 100 refilled in 2 s.
+    expect(rateHeaders(first as RateVerdict)).toEqual({
+      "ratelimit-policy": '"burst";q=100;w=2',
+      ratelimit: '"burst";r=99;t=1',
+    });
+    expect(rate.shared).toBe(false);
   });
 
   test("memory stays bounded under a flood of distinct keys", () => {
