@@ -5,13 +5,23 @@
  * where it stopped, and starts over when the server ignores Range or the archive changed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { cliJson } from "../helpers/cli.ts";
 import { demoSourceDir } from "../helpers/demo-sources.ts";
 import { tempDir } from "../helpers/env.ts";
+import { spawnStockd } from "../helpers/spawn.ts";
 import { ZipWriter } from "../helpers/zip-writer.ts";
-import { current, runSync, tableHashes } from "./helpers.ts";
+import { current, runSync, syncEnv, tableHashes } from "./helpers.ts";
 import { ReplayServer } from "./replay.ts";
 
 const demo = demoSourceDir();
@@ -131,6 +141,42 @@ describe("an archive download cut off", () => {
     expect([...cut, ...resumed].reduce((n, r) => n + r.sent, 0)).toBe(size(archive));
     expect(readFileSync(join(dataDir, "sources", "edgar", "submissions.zip"))).toEqual(readFileSync(archive));
     expect(current(dataDir)).toBe(second.summary?.snapshot ?? null);
+  }, 60_000);
+
+  test("killed with kill -9 half-way, the next run asks for the rest only", async () => {
+    const dataDir = tempDir("stockd-sync-resume-kill-");
+    const partial = join(dataDir, "sync", "partial", "edgar_submissions.zip");
+    const from = replay.requests.length;
+    replay.fault = (path) => (path === SUBMISSIONS ? "stall" : null);
+    // A deadline far off: the client waits on the silent connection until it is killed.
+    const proc = spawnStockd(["sync", "--all-listed", "--data-dir", dataDir], {
+      env: syncEnv(replay, { STOCKD_SYNC_TIMEOUT_MS: "30000" }),
+    });
+    try {
+      // Killed once the half the replay sent is on disk.
+      const sent = async () => {
+        while (downloads(SUBMISSIONS, from).length === 0) await Bun.sleep(20);
+        return downloads(SUBMISSIONS, from)[0]?.sent as number;
+      };
+      const half = await sent();
+      while ((existsSync(partial) ? size(partial) : 0) < half && proc.exitCode === null) await Bun.sleep(20);
+      proc.kill("SIGKILL");
+      await proc.exited;
+    } finally {
+      replay.fault = null;
+    }
+    expect(proc.signalCode).toBe("SIGKILL");
+    const stalled = downloads(SUBMISSIONS, from);
+    expect(stalled.length).toBe(1);
+
+    const again = replay.requests.length;
+    const { result } = await runSync(replay, dataDir, []);
+    expect(result.code, result.stderr).toBe(0);
+    const resumed = downloads(SUBMISSIONS, again);
+    expect(resumed.map((r) => [r.range, r.status])).toEqual([[`bytes=${stalled[0]?.sent}-`, 206]]);
+    const archive = replay.archivePath(SUBMISSIONS);
+    expect((stalled[0]?.sent ?? 0) + (resumed[0]?.sent ?? 0)).toBe(size(archive));
+    expect(readFileSync(join(dataDir, "sources", "edgar", "submissions.zip"))).toEqual(readFileSync(archive));
   }, 60_000);
 
   test("starts over when the server ignores Range, or when the file changed meanwhile", async () => {

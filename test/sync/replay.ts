@@ -29,7 +29,8 @@ export interface Recorded {
  * A scripted fault: given a request and how many requests came before it, a Response to send
  * instead of the real one, "stall" (headers sent, the body never ends), "cut" (a gzip stream of
  * the real body that ends half-way; for a bulk archive, half of what was asked is sent and the
- * connection broken), "gzip" (the real body gzip-encoded), or null (answer normally).
+ * connection broken, and "stall" sends half before going silent), "gzip" (the real body
+ * gzip-encoded), or null (answer normally).
  */
 export type Fault = (path: string, n: number) => Response | "stall" | "cut" | "gzip" | null;
 
@@ -116,6 +117,9 @@ export class ReplayServer {
       record.status = fault.status;
       return fault;
     }
+    const archive = this.opts.archives?.[url.pathname];
+    if (archive)
+      return this.archive(archive, request, record, fault === "cut" || fault === "stall" ? fault : null);
     if (fault === "stall") {
       record.status = 200;
       return new Response(
@@ -128,8 +132,6 @@ export class ReplayServer {
         { headers: { "content-type": "application/json" } },
       );
     }
-    const archive = this.opts.archives?.[url.pathname];
-    if (archive) return this.archive(archive, request, record, fault === "cut");
     const body = this.route(url);
     record.status = body === null ? 404 : 200;
     if (body === null) return new Response("<Error><Code>NoSuchKey</Code></Error>", { status: 404 });
@@ -150,7 +152,7 @@ export class ReplayServer {
    * `Range: bytes=N-` asks for (206) when `If-Range` names its current ETag; `cut` sends half of
    * it and breaks the connection.
    */
-  private archive(path: string, request: Request, record: Recorded, cut: boolean): Response {
+  private archive(path: string, request: Request, record: Recorded, fault: "cut" | "stall" | null): Response {
     const stat = statSync(path);
     const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
     const m = /^bytes=(\d+)-$/.exec(request.headers.get("range") ?? "");
@@ -164,19 +166,26 @@ export class ReplayServer {
     const headers: Record<string, string> = { etag, "accept-ranges": this.ranges ? "bytes" : "none" };
     if (ranged) headers["content-range"] = `bytes ${start}-${stat.size - 1}/${stat.size}`;
     const body = Bun.file(path).slice(start);
-    if (!cut) {
+    if (fault === null) {
       record.sent = stat.size - start;
       return new Response(body, { status: record.status, headers });
     }
-    // Half of what was asked, then the connection breaks: the client sees a body cut off.
+    // Half of what was asked, then the connection breaks (the client sees a body cut off) or
+    // goes silent (until the client gives up, or is killed).
     const half = Math.floor((stat.size - start) / 2);
     record.sent = half;
     const bytes = body.slice(0, half);
+    const stalled = this.stalled;
     return new Response(
       new ReadableStream({
         async start(controller) {
           controller.enqueue(new Uint8Array(await bytes.arrayBuffer()));
-          await Bun.sleep(20);
+          if (fault === "stall") {
+            stalled.push(controller);
+            return;
+          }
+          // Long enough for the client to have the headers and the half, even on a loaded machine.
+          await Bun.sleep(500);
           controller.error(new Error("replay server: a scripted fault cuts this archive download here"));
         },
       }),
