@@ -36,7 +36,7 @@ export async function migrateCommand(args: ParsedArgs, config: Config, io: Io): 
 
 /**
  * `accounts export --to URL`: copies this data dir's SQLite accounts (users, keys, ledger, and
- * OAuth's clients and live grants) into a migrated PostgreSQL database, then checks counts and
+ * OAuth's clients and live grants, the exports paid within their window) into a migrated PostgreSQL database, then checks counts and
  * balances; exit 1 on a mismatch.
  */
 export async function accountsCommand(args: ParsedArgs, config: Config, io: Io): Promise<number> {
@@ -47,7 +47,7 @@ export async function accountsCommand(args: ParsedArgs, config: Config, io: Io):
   const report = await exportAccounts(accountsDbPath(config), postgresUrl(flags, "to", config));
   const lines = [
     `users ${report.users} (${report.added.users} added), keys ${report.keys} (${report.added.keys} added), ledger rows ${report.ledger_rows} (${report.added.ledger_rows} added)`,
-    `OAuth: ${report.oauth_added.clients} clients, ${report.oauth_added.grants} live grants, ${report.oauth_added.tokens} tokens added`,
+    `OAuth: ${report.oauth_added.clients} clients, ${report.oauth_added.grants} live grants, ${report.oauth_added.tokens} tokens added; export payments: ${report.export_payments_added} added`,
     report.mismatches.length === 0
       ? "every balance equals the SQLite balance and the ledger's sum in PostgreSQL"
       : `${report.mismatches.length} users' balances differ: ${report.mismatches

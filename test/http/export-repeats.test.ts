@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { PgAccounts } from "../../src/accounts/pg/accounts.ts";
+import { exportAccounts } from "../../src/accounts/pg/export.ts";
 import { migratePostgres } from "../../src/accounts/pg/migrate.ts";
 import type { Accounts } from "../../src/accounts/seam.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
@@ -185,3 +186,32 @@ for (const subject of subjects) {
     });
   });
 }
+
+describe.skipIf(!postgresBinaries())("accounts export", () => {
+  test("a move from SQLite to PostgreSQL keeps the exports paid within their window", async () => {
+    const path = join(tempDir("stockd-repeats-"), "accounts.db");
+    const sqliteStore = AccountsStore.open(path);
+    const u = await newUser(sqliteStore);
+    const before = new ExportRepeats(sqliteStore);
+    (await before.claim(u, "s/prices.parquet"))?.(true);
+    // A read paying at the time of the move stays behind: it pays on its own side.
+    expect(await before.claim(u, "s/prices.csv")).not.toBeNull();
+    await Bun.sleep(50);
+    sqliteStore.close();
+    const url = await (cluster as PostgresCluster).database(`repeats${++databases}`);
+    const admin = new SQL(url);
+    await migratePostgres(admin);
+    await admin.close();
+    const report = await exportAccounts(path, url);
+    expect(report.export_payments_added).toBe(1);
+    expect((await exportAccounts(path, url)).export_payments_added).toBe(0);
+    const pg = await PgAccounts.open({ url });
+    try {
+      const after = new ExportRepeats(pg);
+      expect(await after.claim(u, "s/prices.parquet")).toBeNull();
+      expect(await after.claim(u, "s/prices.csv")).not.toBeNull();
+    } finally {
+      await pg.close();
+    }
+  });
+});

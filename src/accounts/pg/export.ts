@@ -4,8 +4,9 @@
  * rows keep their ids and a row already there is left as it is, so a second run adds nothing.
  * Then the counts and every user's balance are compared on both sides and against the ledger.
  * OAuth clients, grants not revoked and their unexpired, unused tokens (hashes) go too, so that
- * signed-in MCP clients stay signed in; codes (a minute's life) and remembered idempotent
- * responses (a 24-hour cache) stay behind.
+ * signed-in MCP clients stay signed in; so do the exports paid within their window (their
+ * repeats stay free). Codes (a minute's life), exports being paid for (a read in flight) and
+ * remembered idempotent responses (a 24-hour cache) stay behind.
  */
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
@@ -22,6 +23,8 @@ export interface ExportReport {
   added: { users: number; keys: number; ledger_rows: number };
   /** OAuth rows the target did not have before this run. */
   oauth_added: { clients: number; grants: number; tokens: number };
+  /** Export payments (repeats free) the target did not have before this run. */
+  export_payments_added: number;
   /** Users whose balance differs between the two, or from their ledger in the target. */
   mismatches: { user_id: string; sqlite: number; postgres: number; postgres_ledger: number }[];
 }
@@ -47,8 +50,9 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
       .query("SELECT id, user_id, delta, reason, endpoint, request_id, created_at FROM ledger ORDER BY id")
       .all() as Row[];
     const oauth = readOAuth(source, new Date().toISOString());
+    const payments = readExportPayments(source, Date.now());
     source.exec("COMMIT");
-    const [added, oauthAdded] = await target.begin(async (tx) => {
+    const [added, oauthAdded, paymentsAdded] = await target.begin(async (tx) => {
       const counts = {
         users: await insertAll(tx, "users", users),
         keys: await insertAll(tx, "api_keys", keys),
@@ -61,7 +65,7 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
         grants: await insertAll(tx, "oauth_grants", oauth.grants),
         tokens: await insertAll(tx, "oauth_tokens", oauth.tokens),
       };
-      return [counts, oauthCounts] as const;
+      return [counts, oauthCounts, await insertAll(tx, "export_payments", payments)] as const;
     });
     return {
       users: users.length,
@@ -69,6 +73,7 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
       ledger_rows: ledger.length,
       added,
       oauth_added: oauthAdded,
+      export_payments_added: paymentsAdded,
       mismatches: await compare(target, users),
     };
   } finally {
@@ -109,10 +114,31 @@ function readOAuth(source: Database, now: string): { clients: Row[]; grants: Row
   };
 }
 
+/** The export payments whose window lasts at `now` (none from a database made before them). */
+function readExportPayments(source: Database, now: number): Row[] {
+  const present = source
+    .query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'export_payments'")
+    .get();
+  if (!present) return [];
+  return source
+    .query(
+      `SELECT user_id, export, claimant, until FROM export_payments
+       WHERE claimant IS NULL AND until > $now ORDER BY user_id, export`,
+    )
+    .all({ now }) as Row[];
+}
+
 /** Inserts rows that are not there yet (by primary key); returns how many were added. */
 async function insertAll(
   tx: SQL,
-  table: "users" | "api_keys" | "ledger" | "oauth_clients" | "oauth_grants" | "oauth_tokens",
+  table:
+    | "users"
+    | "api_keys"
+    | "ledger"
+    | "oauth_clients"
+    | "oauth_grants"
+    | "oauth_tokens"
+    | "export_payments",
   rows: Row[],
 ): Promise<number> {
   let added = 0;
