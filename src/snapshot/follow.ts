@@ -7,7 +7,17 @@
  * snapshot as it is; the next poll tries again.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import type { SnapshotService } from "../query/snapshot.ts";
@@ -25,6 +35,8 @@ import {
   activateSnapshot,
   cleanStaging,
   pruneSnapshots,
+  readCurrent,
+  removeSnapshot,
   sha256File,
   snapshotDir,
   snapshotsDir,
@@ -62,6 +74,11 @@ export class SnapshotFollower {
   private readonly stopping = new AbortController();
   /** Snapshots this process pulled or checked whole: not hashed again on every poll. */
   private readonly verified = new Set<string>();
+  /**
+   * The pointer whose snapshot was pulled whole but did not load, and why: it is not activated
+   * again (each try would switch CURRENT and fail) until the pointer changes.
+   */
+  private failed: { pointer: string; error: string } | null = null;
   private state: FollowStatus;
 
   constructor(
@@ -109,6 +126,7 @@ export class SnapshotFollower {
         this.state.last_error = null;
         return;
       }
+      if (this.failed?.pointer === pointerKey(pointer)) throw new Error(this.failed.error);
       await this.follow(pointer);
       this.state.last_error = null;
     } catch (error) {
@@ -137,15 +155,22 @@ export class SnapshotFollower {
   private async follow(pointer: Pointer): Promise<void> {
     const { id } = pointer;
     const started = performance.now();
-    const pulled = !existsSync(join(snapshotDir(this.dataDir, id), "manifest.json"));
+    const pulled =
+      !existsSync(join(snapshotDir(this.dataDir, id), "manifest.json")) || !(await this.checkLocal(pointer));
     if (pulled) await this.pull(pointer);
-    else if (!this.verified.has(id)) await this.checkLocal(pointer);
+    const previous = readCurrent(this.dataDir);
     activateSnapshot(this.dataDir, id);
     // A load the CURRENT poll started before the switch may still be under way: then once more.
     await this.snapshots.refresh();
     if (this.snapshots.current()?.id !== id) await this.snapshots.refresh();
-    if (this.snapshots.current()?.id !== id)
-      throw new Error(`snapshot ${id} is verified but did not load (see the log line before)`);
+    if (this.snapshots.current()?.id !== id) {
+      // CURRENT goes back to what is served, so that a restart serves it too.
+      if (previous === null) rmSync(join(this.dataDir, "CURRENT"), { force: true });
+      else activateSnapshot(this.dataDir, previous);
+      const error = `snapshot ${id} is verified but did not load (see the log line before); not activated until the source publishes another`;
+      this.failed = { pointer: pointerKey(pointer), error };
+      throw new Error(error);
+    }
     const removed = pruneSnapshots(this.dataDir, this.opts.keep);
     this.log.info("snapshot followed", {
       source: this.source.name,
@@ -156,17 +181,28 @@ export class SnapshotFollower {
     });
   }
 
-  /** A copy already in the data dir (an earlier pull, or an import here) must be the published one. */
-  private async checkLocal(pointer: Pointer): Promise<void> {
-    const path = join(snapshotDir(this.dataDir, pointer.id), "manifest.json");
-    if ((await sha256File(path)) !== pointer.manifest_sha256)
-      throw new Error(
-        `${path} differs from the published manifest of ${pointer.id}; remove that folder to pull it`,
-      );
-    const problems = await verifySnapshot(this.dataDir, pointer.id, true);
-    if (problems.length > 0)
-      throw new Error(`snapshot ${pointer.id} in the data dir is damaged: ${problems.join("; ")}`);
-    this.verified.add(pointer.id);
+  /**
+   * True when the copy already in the data dir (an earlier pull, or an import here) is the
+   * published one, whole; otherwise it is removed, to be pulled again.
+   */
+  private async checkLocal(pointer: Pointer): Promise<boolean> {
+    const { id } = pointer;
+    if (this.verified.has(id)) return true;
+    const path = join(snapshotDir(this.dataDir, id), "manifest.json");
+    const problems =
+      (await sha256File(path)) === pointer.manifest_sha256
+        ? await verifySnapshot(this.dataDir, id, true)
+        : [`${path} differs from the published manifest`];
+    if (problems.length === 0) {
+      this.verified.add(id);
+      return true;
+    }
+    this.log.warn("snapshot in the data dir is not the published one; pulling it again", {
+      snapshot: id,
+      problems,
+    });
+    removeSnapshot(this.dataDir, id);
+    return false;
   }
 
   /** Downloads into `.staging-<id>-<pid>`, checking as it goes; renames it into place only whole. */
@@ -196,10 +232,13 @@ export class SnapshotFollower {
         if (got.sha256 !== file.sha256)
           throw new Error(`${where}: sha256 ${got.sha256} does not match the manifest's ${file.sha256}`);
       }
-      writeFileSync(join(staging, "manifest.json"), manifest);
+      writeDurably(join(staging, "manifest.json"), manifest);
+      // Every file is on the disk before the folder's name says the snapshot is whole.
+      fsyncPath(staging);
       // A folder of that id without a manifest is no snapshot (imports rename theirs in whole).
-      rmSync(snapshotDir(this.dataDir, id), { recursive: true, force: true });
+      removeSnapshot(this.dataDir, id);
       renameSync(staging, snapshotDir(this.dataDir, id));
+      fsyncPath(snapshotsDir(this.dataDir));
       this.verified.add(id);
     } catch (error) {
       rmSync(staging, { recursive: true, force: true });
@@ -229,6 +268,32 @@ export class SnapshotFollower {
     const free = fs.bavail * fs.bsize;
     if (bytes > free)
       throw new Error(`the snapshot needs ${bytes} bytes, ${free} are free in ${this.dataDir}`);
+  }
+}
+
+/** What identifies a published snapshot: its id and its manifest's hash. */
+function pointerKey(pointer: Pointer): string {
+  return `${pointer.id} ${pointer.manifest_sha256}`;
+}
+
+/** Writes `bytes` to a new file and flushes it to the disk. */
+function writeDurably(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, "w");
+  try {
+    for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Flushes a directory's entries (the names of the files in it) to the disk. */
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import {
   closeSync,
   copyFileSync,
+  fsyncSync,
   mkdirSync,
   openSync,
   renameSync,
@@ -229,6 +230,8 @@ async function receive(
       hash.update(chunk.value);
       writeSync(fd, chunk.value);
     }
+    // On the disk before the caller renames the folder it is in into place.
+    fsyncSync(fd);
   } catch (error) {
     await reader.cancel().catch(() => {});
     throw isMissing(error) ? new Error(`${name}: missing`) : error;

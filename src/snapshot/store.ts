@@ -108,13 +108,17 @@ export function pruneSnapshots(dataDir: string, keep: number): string[] {
   const current = readCurrent(dataDir);
   const others = listSnapshotIds(dataDir).filter((id) => id !== current);
   const removed = others.slice(0, Math.max(0, others.length - Math.max(0, keep - 1)));
-  for (const id of removed) {
-    // Out of the listing first, in one step: no reader sees a half-removed snapshot.
-    const doomed = join(snapshotsDir(dataDir), stagingName(`removed-${id}`));
-    renameSync(snapshotDir(dataDir, id), doomed);
-    rmSync(doomed, { recursive: true, force: true });
-  }
+  for (const id of removed) removeSnapshot(dataDir, id);
   return removed;
+}
+
+/** Removes snapshot `id`'s folder, if any: out of the listing first, in one step, so no reader sees it half-removed. */
+export function removeSnapshot(dataDir: string, id: string): void {
+  const dir = snapshotDir(dataDir, id);
+  if (!existsSync(dir)) return;
+  const doomed = join(snapshotsDir(dataDir), stagingName(`removed-${id}`));
+  renameSync(dir, doomed);
+  rmSync(doomed, { recursive: true, force: true });
 }
 
 /** The staging directory name of an import run by this process: `.staging-<id>-<pid>`. */

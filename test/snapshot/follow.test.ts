@@ -12,7 +12,13 @@ import { loadConfig } from "../../src/config.ts";
 import { publishSnapshot } from "../../src/snapshot/publish.ts";
 import { encodePointer, parsePointer, publishedFiles } from "../../src/snapshot/published.ts";
 import { openSnapshotSource, parseSnapshotSource } from "../../src/snapshot/source.ts";
-import { newSnapshotId, readCurrent, snapshotDir, verifySnapshot } from "../../src/snapshot/store.ts";
+import {
+  newSnapshotId,
+  readCurrent,
+  readManifest,
+  snapshotDir,
+  verifySnapshot,
+} from "../../src/snapshot/store.ts";
 import { cli } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/env.ts";
 import { startS3, type TestS3 } from "../helpers/s3.ts";
@@ -248,6 +254,58 @@ describe("a dir: source", () => {
       expect(existsSync(join(replica.dataDir, "snapshots", "x"))).toBe(false);
       expect(snapshotFolder(replica).filter((n) => n.includes(id))).toEqual([]);
     }
+  });
+  test("a snapshot whose files match its manifest but that does not load is not activated, even after a restart", async () => {
+    const before = await serving();
+    const broken = cloneSnapshot(publisher, first, 50);
+    // Bytes that match the manifest (so every check before the load passes) but are no Parquet.
+    const garbage = Buffer.from("not parquet at all");
+    writeFileSync(join(snapshotDir(publisher, broken), "securities.parquet"), garbage);
+    const manifest = readManifest(publisher, broken);
+    manifest.tables.securities = {
+      ...(manifest.tables.securities as NonNullable<typeof manifest.tables.securities>),
+      bytes: garbage.byteLength,
+      sha256: new Bun.CryptoHasher("sha256").update(garbage).digest("hex"),
+    };
+    writeFileSync(join(snapshotDir(publisher, broken), "manifest.json"), JSON.stringify(manifest));
+    await publish(broken);
+    await refused(servers, broken, /did not load/);
+    const loadFailures = (replica: Replica) =>
+      readFileSync(replica.log, "utf8")
+        .split("\n")
+        .filter((line) => line.includes("snapshot load failed") && line.includes(broken)).length;
+    const failedOnce = replicas.map(loadFailures);
+    // Several polls later it has not been loaded again.
+    await Bun.sleep(1000);
+    for (const [i, replica] of replicas.entries()) {
+      expect((await health(replica.server)).snapshot_id).toBe(before);
+      // CURRENT names what is served, not the snapshot that failed to load.
+      expect(readCurrent(replica.dataDir)).toBe(before);
+      expect(failedOnce[i]).toBeGreaterThan(0);
+      expect(loadFailures(replica)).toBe(failedOnce[i] as number);
+    }
+
+    // A restart serves the old one; a damaged local copy of the broken one is pulled again (and fails again).
+    const replica = replicas[0] as Replica;
+    await replica.server.stop();
+    truncateSync(join(snapshotDir(replica.dataDir, broken), "prices.index.json"), 1);
+    replica.server = await ServerProcess.start({
+      dataDir: replica.dataDir,
+      env: stockdEnv({ STOCKD_SNAPSHOT_SOURCE: source, STOCKD_SNAPSHOT_POLL_MS: "200" }),
+      logFile: replica.log,
+    });
+    servers[0] = replica.server;
+    expect((await health(replica.server)).snapshot_id).toBe(before);
+    await refused([replica.server], broken, /did not load/);
+    expect((await health(replica.server)).snapshot_id).toBe(before);
+    expect(readCurrent(replica.dataDir)).toBe(before);
+    expect(readFileSync(replica.log, "utf8")).toContain("snapshot in the data dir is not the published one");
+    expect(loadFailures(replica)).toBeGreaterThan(failedOnce[0] as number);
+
+    // The next publish is followed as usual.
+    const next = cloneSnapshot(publisher, first, 55);
+    await publish(next);
+    await converge(servers, next);
   });
 });
 
