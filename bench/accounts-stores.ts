@@ -4,7 +4,8 @@
  * `stockd serve` on SQLite and one on PostgreSQL (a cluster of this run's own, on the same
  * machine), the same demo snapshot, 64 connections on `/stocks/DWGT/profile` (1 credit), for one
  * hot user and for 50 users, alternating repetitions (medians); then the books checked (ledger
- * rows = 2xx on each store) and the time from a PostgreSQL SIGKILL to the first 2xx after it.
+ * rows = 2xx on each store), the time from a PostgreSQL SIGKILL to the first 2xx after it, and
+ * from a replica's SIGKILL under load to no credits held once it has started again.
  * On a machine whose cores the servers, PostgreSQL and this generator share, the ratio is the
  * figure; the absolute rates are not those of separate hosts.
  *
@@ -145,6 +146,24 @@ try {
     n: number;
     held: number;
   }[];
+
+  // Recovery: a replica SIGKILLed under load and started again (the same replica id); time from
+  // the kill to no credits held (its restart releases what it held).
+  const replicaEnv = stockdEnv({ ...env, STOCKD_ACCOUNTS_URL: url, STOCKD_REPLICA_ID: "bench-2" });
+  const victim = await ServerProcess.start({ dataDir: pgDir, env: replicaEnv });
+  const load = drive(victim.url, keys.postgres.hot, 60).catch(() => undefined);
+  await Bun.sleep(1_000);
+  victim.proc.kill("SIGKILL");
+  const replicaKilled = performance.now();
+  await victim.exited;
+  await load;
+  const heldOf = async () =>
+    ((await admin`SELECT coalesce(sum(reserved), 0)::int AS held FROM users`) as { held: number }[])[0]
+      ?.held ?? 0;
+  const heldAtKill = await heldOf();
+  servers.push(await ServerProcess.start({ dataDir: pgDir, env: replicaEnv }));
+  while ((await heldOf()) !== 0) await Bun.sleep(10);
+  const released = performance.now() - replicaKilled;
   await admin.close();
 
   const row = (scenario: string) => {
@@ -160,6 +179,9 @@ try {
   console.log(row("hot"));
   console.log(row("spread"));
   console.log(`\nPostgreSQL SIGKILL → first 2xx: ${Math.round(first)} ms`);
+  console.log(
+    `Replica SIGKILL under load → restarted, nothing held: ${Math.round(released)} ms (held at the kill: ${heldAtKill} credits)`,
+  );
   console.log(
     `Books: SQLite ledger rows ${sqliteRows} = 2xx ${oks.sqlite} ${sqliteRows === oks.sqlite ? "✅" : "❌"}; PostgreSQL ledger rows ${pgRows?.n} = 2xx ${oks.postgres} ${pgRows?.n === oks.postgres ? "✅" : "❌"}, held ${pgRows?.held ?? 0}`,
   );

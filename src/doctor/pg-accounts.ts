@@ -1,5 +1,6 @@
 import { SQL } from "bun";
 import type { PgConnection } from "../accounts/pg/accounts.ts";
+import { Guard } from "../accounts/pg/guard.ts";
 import { checkSchema, SchemaError } from "../accounts/pg/migrate.ts";
 import { capped, type Finding, fail, ok, warn } from "./findings.ts";
 
@@ -30,20 +31,30 @@ export async function checkPgAccounts(shared: PgConnection): Promise<Finding[]> 
     connectionTimeout: Math.ceil(shared.timeoutMs / 1000),
   });
   try {
+    // Each statement on the books has the accounts timeout: a database behind a stuck pooler
+    // or a lock fails the check instead of hanging it.
+    const guard = new Guard(shared.timeoutMs, 0);
+    await guard.run(sql`SELECT 1`, "ping");
     await checkSchema(sql);
     const [balances, holds, expired, users] = await Promise.all([
-      sql`
+      guard.run(
+        sql`
         SELECT u.id AS user_id, u.email, u.balance::float8 AS balance, coalesce(l.s, 0)::float8 AS other
         FROM users u LEFT JOIN (SELECT user_id, sum(delta) AS s FROM ledger GROUP BY user_id) l
           ON l.user_id = u.id
         WHERE u.balance <> coalesce(l.s, 0) ORDER BY u.id`,
-      sql`
+        "balances",
+      ),
+      guard.run(
+        sql`
         SELECT u.id AS user_id, u.email, u.reserved::float8 AS balance, coalesce(r.s, 0)::float8 AS other
         FROM users u LEFT JOIN (SELECT user_id, sum(cost) AS s FROM reservations GROUP BY user_id) r
           ON r.user_id = u.id
         WHERE u.reserved <> coalesce(r.s, 0) ORDER BY u.id`,
-      sql`SELECT count(*)::int AS n FROM reservations WHERE expires_at < now()`,
-      sql`SELECT count(*)::int AS n FROM users`,
+        "holds",
+      ),
+      guard.run(sql`SELECT count(*)::int AS n FROM reservations WHERE expires_at < now()`, "expired"),
+      guard.run(sql`SELECT count(*)::int AS n FROM users`, "users"),
     ]);
     const findings = [
       ...capped(
@@ -83,8 +94,9 @@ export async function checkPgAccounts(shared: PgConnection): Promise<Finding[]> 
   }
 }
 
-/** An error's message without the URL (a connection error may repeat it). */
+/** An error's cause (the guard's says which statement and why) without the URL, which a connection error may repeat. */
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  const text = typeof cause === "string" ? cause : error instanceof Error ? error.message : String(error);
   return text.replace(/postgres(ql)?:\/\/\S+/gi, "(the URL)");
 }

@@ -1,10 +1,10 @@
 /**
- * Two `stockd serve` replicas on one PostgreSQL accounts database (docs/scale-out.md), as an
+ * Three `stockd serve` replicas on one PostgreSQL accounts database (docs/scale-out.md), as an
  * operator sets them up: `stockd migrate --accounts`, `stockd accounts export --to` of a data
  * dir's SQLite accounts, then STOCKD_ACCOUNTS_URL on each replica. Concurrent calls across
- * both never overdraw and are billed exactly, reconciled per request id; a replica killed
+ * them never overdraw and are billed exactly, reconciled per request id; a replica killed
  * mid-run (SIGKILL) gives back what it held when it starts again; a crash of PostgreSQL under
- * load refuses calls fast and bills none of them; a key disabled with the CLI stops on both;
+ * load refuses calls fast and bills none of them; a key disabled with the CLI stops on all;
  * `doctor` checks the shared books. Skipped with a notice without PostgreSQL's server binaries.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -23,7 +23,7 @@ if (!binaries) console.warn("PostgreSQL server binaries not found: the multi-rep
 const PATH = "/stocks/DWGT/profile";
 const PRICE = PRICING.profile;
 
-describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
+describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
   let cluster: PostgresCluster;
   let url: string;
   let dataDir: string;
@@ -31,6 +31,8 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
   let key: string;
   let userId: string;
   const replicas: ServerProcess[] = [];
+  /** Each replica's id: a restarted one takes its id again, to give back what it held. */
+  const idOf = new Map<ServerProcess, string>();
   const env = () => stockdEnv({ STOCKD_ACCOUNTS_URL: url });
   const start = async (id: string) => {
     const replica = await ServerProcess.start({
@@ -38,6 +40,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
       env: stockdEnv({ STOCKD_ACCOUNTS_URL: url, STOCKD_REPLICA_ID: id }),
     });
     replicas.push(replica);
+    idOf.set(replica, id);
     return replica;
   };
 
@@ -86,8 +89,8 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     expect(stored).not.toContain(key);
   });
 
-  test("calls across both replicas at once: exactly the credits' worth answer 2xx, each billed once", async () => {
-    const [a, b] = [await start("r1"), await start("r2")];
+  test("calls across three replicas at once: exactly the credits' worth answer 2xx, each billed once", async () => {
+    const three = await Promise.all([start("r1"), start("r2"), start("r3")]);
     const calls = 300 / PRICE + 120;
     const statuses: number[] = [];
     const billedIds: string[] = [];
@@ -95,7 +98,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     const worker = async () => {
       while (next < calls) {
         const i = next++;
-        const server = i % 2 === 0 ? a : b;
+        const server = three[i % 3] as ServerProcess;
         const res = await fetch(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } });
         await res.arrayBuffer();
         statuses.push(res.status);
@@ -148,7 +151,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     await Bun.sleep(300);
     stop = true;
     await Promise.all(running);
-    await start("r2");
+    await start(idOf.get(b) as string);
     const [held] = (await admin`SELECT reserved::int AS reserved FROM users WHERE id = ${userId}`) as {
       reserved: number;
     }[];
@@ -176,7 +179,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
     expect(sums?.balance).toBe(sums?.ledger);
   }, 120_000);
 
-  test("PostgreSQL killed and restarted mid-run: calls answer 503 fast (never hang, never billed), /health says not ready, then both recover", async () => {
+  test("PostgreSQL killed and restarted mid-run: calls answer 503 fast (never hang, never billed), /health says not ready, then all recover", async () => {
     const live = replicas.filter((r) => r.exitCode === null && r.signalCode === null);
     const answers = new Map<string, { status: number; ms: number }>();
     const health: number[] = [];
@@ -260,7 +263,7 @@ describe.skipIf(!binaries)("two replicas on one PostgreSQL", () => {
 
   test("a key disabled with the CLI stops on every replica within seconds", async () => {
     const live = replicas.filter((r) => r.exitCode === null && r.signalCode === null);
-    expect(live.length).toBe(2);
+    expect(live.length).toBe(3);
     const keys = await cliJson<{ keys: { id: string }[] }>(["keys", "list", "--user", userId], {
       env: env(),
     });
