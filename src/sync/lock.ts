@@ -21,6 +21,9 @@ export function lockPath(dataDir: string): string {
   return join(syncDir(dataDir), "lock");
 }
 
+/** Locks this process holds: another lock file of its pid was left by an earlier process with that pid (PID 1 in a container). */
+const held = new Set<string>();
+
 /** Takes the data dir's sync lock or throws SyncLockedError naming the holder. */
 export function acquireSyncLock(dataDir: string): SyncLock {
   const path = lockPath(dataDir);
@@ -30,7 +33,13 @@ export function acquireSyncLock(dataDir: string): SyncLock {
       const fd = openSync(path, "wx", 0o600);
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
-      return { release: () => rmSync(path, { force: true }) };
+      held.add(path);
+      return {
+        release: () => {
+          held.delete(path);
+          rmSync(path, { force: true });
+        },
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = lockHolder(dataDir);
@@ -51,6 +60,7 @@ export function lockHolder(dataDir: string): number | null {
     return null;
   }
   if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  if (pid === process.pid) return held.has(lockPath(dataDir)) ? pid : null;
   try {
     process.kill(pid, 0);
     return pid;
