@@ -121,9 +121,17 @@ export function removeSnapshot(dataDir: string, id: string): void {
   rmSync(doomed, { recursive: true, force: true });
 }
 
+/**
+ * Staging directories this process named: one of this pid that is not among them was left by
+ * an earlier process with the same pid (in a container stockd is PID 1 after every restart).
+ */
+const ownStaging = new Set<string>();
+
 /** The staging directory name of an import run by this process: `.staging-<id>-<pid>`. */
 export function stagingName(id: string): string {
-  return `.staging-${id}-${process.pid}`;
+  const name = `.staging-${id}-${process.pid}`;
+  ownStaging.add(name);
+  return name;
 }
 
 /**
@@ -136,7 +144,7 @@ export function cleanStaging(dataDir: string): void {
   if (existsSync(dir)) {
     for (const name of readdirSync(dir)) {
       const owner = /^\.staging-.*-(\d+)$/.exec(name)?.[1];
-      if (name.startsWith(".staging-") && !isRunning(owner))
+      if (name.startsWith(".staging-") && !ownStaging.has(name) && !isRunning(owner))
         rmSync(join(dir, name), { recursive: true, force: true });
     }
   }
@@ -147,9 +155,12 @@ export function cleanStaging(dataDir: string): void {
   }
 }
 
-/** True when a process with this pid exists (other than this one, which is not a leftover). */
+/**
+ * True when another process with this pid exists. This one's own files are told apart by the
+ * caller; any other file of its pid was left by an earlier process that had the same pid.
+ */
 function isRunning(pid: string | undefined): boolean {
-  if (pid === undefined) return false;
+  if (pid === undefined || Number(pid) === process.pid) return false;
   try {
     process.kill(Number(pid), 0);
     return true;
