@@ -33,9 +33,9 @@ const GCRA_SHA1 = new Bun.CryptoHasher("sha1").update(GCRA).digest("hex");
 /** Redis keys of the rate counts, apart from anything else the Redis holds. */
 const KEY_PREFIX = "stockd:rate:";
 /** The longest a call waits for Redis before its replica's own count answers it. */
-export const REDIS_TIMEOUT_MS = 250;
+const REDIS_TIMEOUT_MS = 250;
 /** How long the replica's own count answers after Redis failed, before Redis is asked again. */
-export const REDIS_RETRY_MS = 2_000;
+const REDIS_RETRY_MS = 2_000;
 
 /** Where the count lives and what it allows: the cluster's limit of one key. */
 export interface SharedRateOptions {
