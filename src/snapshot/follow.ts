@@ -30,7 +30,7 @@ import {
   publishedFiles,
   snapshotKey,
 } from "./published.ts";
-import type { SnapshotSource } from "./source.ts";
+import type { DownloadLimits, SnapshotSource } from "./source.ts";
 import {
   activateSnapshot,
   cleanStaging,
@@ -145,7 +145,7 @@ export class SnapshotFollower {
   }
 
   private async readPointer(): Promise<Pointer | null> {
-    const bytes = await this.source.read(POINTER_KEY, MAX_POINTER_BYTES);
+    const bytes = await this.source.read(POINTER_KEY, this.limits(MAX_POINTER_BYTES));
     this.state.checked_at = new Date().toISOString();
     const pointer = bytes === null ? null : parsePointer(bytes, `${this.source.name}/${POINTER_KEY}`);
     this.state.published = pointer?.id ?? null;
@@ -221,11 +221,7 @@ export class SnapshotFollower {
       this.checkSpace(files.reduce((n, f) => n + f.bytes, 0));
       for (const file of files) {
         const key = snapshotKey(id, file.file);
-        const got = await this.source.download(key, join(staging, file.file), {
-          maxBytes: file.bytes,
-          idleMs: this.opts.idleMs ?? DEFAULT_IDLE_MS,
-          signal: this.stopping.signal,
-        });
+        const got = await this.source.download(key, join(staging, file.file), this.limits(file.bytes));
         const where = `${this.source.name}/${key}`;
         if (got.bytes !== file.bytes)
           throw new Error(`${where}: ${got.bytes} bytes, the manifest says ${file.bytes}`);
@@ -252,7 +248,7 @@ export class SnapshotFollower {
   private async readManifest(pointer: Pointer): Promise<Uint8Array> {
     const key = snapshotKey(pointer.id, "manifest.json");
     const where = `${this.source.name}/${key}`;
-    const bytes = await this.source.read(key, MAX_MANIFEST_BYTES);
+    const bytes = await this.source.read(key, this.limits(MAX_MANIFEST_BYTES));
     if (bytes === null) throw new Error(`${where}: missing`);
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     if (bytes.byteLength !== pointer.manifest_bytes || sha256 !== pointer.manifest_sha256)
@@ -260,6 +256,11 @@ export class SnapshotFollower {
         `${where}: ${bytes.byteLength} bytes with sha256 ${sha256}, the pointer says ${pointer.manifest_bytes} bytes with ${pointer.manifest_sha256}`,
       );
     return bytes;
+  }
+
+  /** The bounds of one read or download from the source: a stalled one fails, and a stop cuts it off. */
+  private limits(maxBytes: number): DownloadLimits {
+    return { maxBytes, idleMs: this.opts.idleMs ?? DEFAULT_IDLE_MS, signal: this.stopping.signal };
   }
 
   /** A pull that cannot fit on the disk fails before it starts, not when the disk is full. */

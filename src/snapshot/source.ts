@@ -66,7 +66,7 @@ export interface Received {
   sha256: string;
 }
 
-/** The bounds of one download. */
+/** The bounds of one read or download. */
 export interface DownloadLimits {
   maxBytes: number;
   idleMs: number;
@@ -76,8 +76,11 @@ export interface DownloadLimits {
 /** The operations publishing and following need; keys are relative (`snapshots/<id>/<file>`, `CURRENT`). */
 export interface SnapshotSource {
   readonly name: string;
-  /** An object's whole content, or null when there is none; throws past `maxBytes`. */
-  read(key: string, maxBytes: number): Promise<Uint8Array | null>;
+  /**
+   * An object's whole content, or null when there is none; throws past `maxBytes` (having read
+   * at most one byte more), after `idleMs` without an answer, or once `signal` aborts.
+   */
+  read(key: string, limits: DownloadLimits): Promise<Uint8Array | null>;
   /** An object's size, or null when there is none. */
   size(key: string): Promise<number | null>;
   /**
@@ -104,11 +107,8 @@ class DirSource implements SnapshotSource {
     this.name = `dir:${root}`;
   }
 
-  async read(key: string, maxBytes: number): Promise<Uint8Array | null> {
-    const file = Bun.file(this.path(key));
-    if (!(await file.exists())) return null;
-    if (file.size > maxBytes) throw new Error(`${this.name}/${key}: larger than ${maxBytes} bytes`);
-    return new Uint8Array(await file.arrayBuffer());
+  read(key: string, limits: DownloadLimits): Promise<Uint8Array | null> {
+    return readBounded(`${this.name}/${key}`, Bun.file(this.path(key)), limits);
   }
 
   async size(key: string): Promise<number | null> {
@@ -165,13 +165,8 @@ class S3Source implements SnapshotSource {
     this.client = new Bun.S3Client({ bucket });
   }
 
-  async read(key: string, maxBytes: number): Promise<Uint8Array | null> {
-    const size = await this.size(key);
-    if (size === null) return null;
-    if (size > maxBytes) throw new Error(`${this.name}/${key}: larger than ${maxBytes} bytes`);
-    const bytes = await this.client.file(this.key(key)).bytes();
-    if (bytes.byteLength > maxBytes) throw new Error(`${this.name}/${key}: larger than ${maxBytes} bytes`);
-    return bytes;
+  read(key: string, limits: DownloadLimits): Promise<Uint8Array | null> {
+    return readBounded(`${this.name}/${key}`, this.client.file(this.key(key)), limits);
   }
 
   async size(key: string): Promise<number | null> {
@@ -204,6 +199,27 @@ class S3Source implements SnapshotSource {
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === "NoSuchKey" || code === "NotFound" || code === "ENOENT";
+}
+
+/**
+ * The first `maxBytes + 1` bytes of a file or an object (a ranged read: an object replaced by
+ * a larger one, or a special file, is never read whole), under the same idle timeout and stop
+ * signal as a download; null when it does not exist.
+ */
+async function readBounded(
+  name: string,
+  file: { slice(start: number, end: number): { bytes(): Promise<Uint8Array> } },
+  { maxBytes, idleMs, signal }: DownloadLimits,
+): Promise<Uint8Array | null> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await idle(file.slice(0, maxBytes + 1).bytes(), idleMs, signal, name);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  if (bytes.byteLength > maxBytes) throw new Error(`${name}: larger than ${maxBytes} bytes`);
+  return bytes;
 }
 
 /**
@@ -247,7 +263,7 @@ async function idle<T>(read: Promise<T>, ms: number, signal: AbortSignal, name: 
   let abort = () => {};
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${name}: no data for ${ms} ms`)), ms);
-    abort = () => reject(new Error(`${name}: download stopped`));
+    abort = () => reject(new Error(`${name}: stopped`));
     if (signal.aborted) abort();
     signal.addEventListener("abort", abort, { once: true });
   });

@@ -6,11 +6,27 @@
  * snapshot served before keeps serving.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { publishSnapshot } from "../../src/snapshot/publish.ts";
-import { encodePointer, parsePointer, publishedFiles } from "../../src/snapshot/published.ts";
+import {
+  encodePointer,
+  MAX_POINTER_BYTES,
+  parsePointer,
+  publishedFiles,
+} from "../../src/snapshot/published.ts";
 import { openSnapshotSource, parseSnapshotSource } from "../../src/snapshot/source.ts";
 import {
   newSnapshotId,
@@ -357,6 +373,28 @@ describe("what a source may say", () => {
       expect(() => parsePointer(new TextEncoder().encode(text), "CURRENT")).toThrow(/not a snapshot pointer/);
   });
 
+  test("a read stops one byte past its bound, after the idle timeout, or at a stop", async () => {
+    const dir = tempDir("stockd-source-");
+    const source = openSnapshotSource({ kind: "dir", path: dir });
+    const limits = { maxBytes: MAX_POINTER_BYTES, idleMs: 300, signal: new AbortController().signal };
+    expect(await source.read("CURRENT", limits)).toBeNull();
+    // Endless bytes behind a size of 0: read whole, they would fill the memory.
+    symlinkSync("/dev/zero", join(dir, "CURRENT"));
+    await expect(source.read("CURRENT", limits)).rejects.toThrow(
+      `/CURRENT: larger than ${MAX_POINTER_BYTES} bytes`,
+    );
+    // A pipe nobody writes to never answers.
+    const fifo = join(dir, "stalled");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const stop = new AbortController();
+    const stopped = source.read("stalled", { ...limits, idleMs: 60_000, signal: stop.signal });
+    await expect(source.read("stalled", limits)).rejects.toThrow("/stalled: no data for 300 ms");
+    stop.abort();
+    await expect(stopped).rejects.toThrow("/stalled: stopped");
+    // End the reads still blocked in the pipe.
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  });
+
   test("a source names a directory or a bucket, never credentials", () => {
     expect(parseSnapshotSource("dir:/srv/snapshots/")).toEqual({ kind: "dir", path: "/srv/snapshots" });
     expect(parseSnapshotSource("s3://stockd/prod/eu")).toEqual({
@@ -423,12 +461,20 @@ describe("an s3:// source (s3rver on loopback)", () => {
     expect((await stockd(["snapshots", "publish", second, "--to", source])).code).toBe(0);
     await converge(replicas, second);
 
+    // Its objects, one corrupt, then the pointer: no replica can pull it before the corruption.
     const corrupt = cloneSnapshot(publisher, first, 20);
-    expect((await stockd(["snapshots", "publish", corrupt, "--to", source])).code).toBe(0);
-    const key = `prod/snapshots/${corrupt}/securities.parquet`;
-    const bytes = await s3.bucket.file(key).bytes();
-    bytes[0] = (bytes[0] as number) ^ 0xff;
-    await s3.bucket.file(key).write(bytes);
+    const dir = snapshotDir(publisher, corrupt);
+    const manifest = readFileSync(join(dir, "manifest.json"));
+    for (const { file } of publishedFiles(JSON.parse(manifest.toString()), corrupt)) {
+      const bytes = readFileSync(join(dir, file));
+      if (file === "securities.parquet") bytes[0] = (bytes[0] as number) ^ 0xff;
+      await s3.bucket.file(`prod/snapshots/${corrupt}/${file}`).write(bytes);
+    }
+    await s3.bucket.file(`prod/snapshots/${corrupt}/manifest.json`).write(manifest);
+    const manifest_sha256 = new Bun.CryptoHasher("sha256").update(manifest).digest("hex");
+    await s3.bucket
+      .file("prod/CURRENT")
+      .write(encodePointer({ id: corrupt, manifest_bytes: manifest.byteLength, manifest_sha256 }));
     await refused(replicas, corrupt, /sha256 [0-9a-f]{64} does not match/);
     for (const replica of replicas) expect((await health(replica)).snapshot_id).toBe(second);
     for (const log of logs)
