@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps) {
     ...systemRoutes(deps.billing, deps.accounts, deps.snapshotSource),
     ...dataRoutes,
     ...screenerRoutes,
-    ...exportRoutes(deps.accounts),
+    ...exportRoutes(deps.accounts, deps.log),
   ];
   routes.push(...batchRoutes(routes));
   const idempotency = new IdempotencyGate(deps.accounts);

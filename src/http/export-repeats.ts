@@ -1,4 +1,5 @@
 import type { Accounts, ExportClaim, ExportClaimResult } from "../accounts/seam.ts";
+import type { Logger } from "../log.ts";
 
 /** How long after an export was charged and delivered its repeated reads are free. */
 export const EXPORT_REPEAT_WINDOW_MS = 24 * 3600 * 1000;
@@ -17,10 +18,11 @@ const SWEEP_EVERY_MS = 3600 * 1000;
 /** Reports the outcome of the call that pays for an export: true once charged and delivered. */
 export type Payment = (paid: boolean) => void;
 
-/** The times of export payments; the tests move them. */
-export interface RepeatTimes {
+/** The times of export payments (the tests move them), and where what fails in the background is logged. */
+export interface RepeatOptions {
   windowMs?: number;
   now?: () => number;
+  log?: Logger;
 }
 
 /**
@@ -41,18 +43,20 @@ export class ExportRepeats {
   private swept = Number.NEGATIVE_INFINITY;
   private readonly windowMs: number;
   private readonly now: () => number;
+  private readonly log: Logger | undefined;
 
   constructor(
     private readonly store: Accounts,
-    times: RepeatTimes = {},
+    options: RepeatOptions = {},
   ) {
-    this.windowMs = times.windowMs ?? EXPORT_REPEAT_WINDOW_MS;
-    this.now = times.now ?? Date.now;
+    this.windowMs = options.windowMs ?? EXPORT_REPEAT_WINDOW_MS;
+    this.now = options.now ?? Date.now;
+    this.log = options.log;
   }
 
   /** null when this read is free; else the report its outcome must be given (once). */
   async claim(userId: string, file: string): Promise<Payment | null> {
-    await this.sweep();
+    this.sweep();
     const local = `${userId}\u0000${file}`;
     const claim: ExportClaim = { userId, export: file, claimant: crypto.randomUUID() };
     let done: () => void = () => {};
@@ -117,11 +121,16 @@ export class ExportRepeats {
     this.renewing = null;
   }
 
-  /** Sweeps what is over, at most once per SWEEP_EVERY_MS (on the first claim after it). */
-  private async sweep(): Promise<void> {
+  /**
+   * Sweeps what is over, at most once per SWEEP_EVERY_MS (on the first claim after it), apart
+   * from the read: a sweep that fails is logged and tried at the next hour.
+   */
+  private sweep(): void {
     const now = this.now();
     if (now - this.swept < SWEEP_EVERY_MS) return;
     this.swept = now;
-    await this.store.sweepExports(now);
+    void Promise.resolve()
+      .then(() => this.store.sweepExports(now))
+      .catch((error) => this.log?.warn("exports: sweeping export payments failed", { error: String(error) }));
   }
 }

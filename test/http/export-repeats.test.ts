@@ -17,6 +17,7 @@ import { migratePostgres } from "../../src/accounts/pg/migrate.ts";
 import type { Accounts } from "../../src/accounts/seam.ts";
 import { AccountsStore } from "../../src/accounts/store.ts";
 import { ExportRepeats } from "../../src/http/export-repeats.ts";
+import { createLogger } from "../../src/log.ts";
 import { tempDir } from "../helpers/env.ts";
 import { type PostgresCluster, postgresBinaries, startPostgres } from "../helpers/postgres.ts";
 
@@ -59,13 +60,19 @@ const sqlite: Subject = {
 let cluster: PostgresCluster | null = null;
 let databases = 0;
 
+/** A new database in the cluster, migrated. */
+async function migratedDatabase(): Promise<string> {
+  const url = await (cluster as PostgresCluster).database(`repeats${++databases}`);
+  const admin = new SQL(url);
+  await migratePostgres(admin);
+  await admin.close();
+  return url;
+}
+
 const postgres: Subject = {
   name: "PostgreSQL",
   async open() {
-    const url = await (cluster as PostgresCluster).database(`repeats${++databases}`);
-    const admin = new SQL(url);
-    await migratePostgres(admin);
-    await admin.close();
+    const url = await migratedDatabase();
     const [one, two] = await Promise.all([PgAccounts.open({ url }), PgAccounts.open({ url })]);
     return {
       one,
@@ -198,10 +205,7 @@ describe.skipIf(!postgresBinaries())("accounts export", () => {
     expect(await before.claim(u, "s/prices.csv")).not.toBeNull();
     await Bun.sleep(50);
     sqliteStore.close();
-    const url = await (cluster as PostgresCluster).database(`repeats${++databases}`);
-    const admin = new SQL(url);
-    await migratePostgres(admin);
-    await admin.close();
+    const url = await migratedDatabase();
     const report = await exportAccounts(path, url);
     expect(report.export_payments_added).toBe(1);
     expect((await exportAccounts(path, url)).export_payments_added).toBe(0);
@@ -212,6 +216,44 @@ describe.skipIf(!postgresBinaries())("accounts export", () => {
       expect(await after.claim(u, "s/prices.csv")).not.toBeNull();
     } finally {
       await pg.close();
+    }
+  });
+});
+
+describe.skipIf(!postgresBinaries())("sweeping export payments", () => {
+  test("a sweep that fails leaves the read that set it off alone, and is logged", async () => {
+    const url = await migratedDatabase();
+    const store = await PgAccounts.open({ url, timeoutMs: 300 });
+    const admin = new SQL(url);
+    let release = () => {};
+    let held: Promise<unknown> = Promise.resolve();
+    try {
+      const time = clock();
+      const [u, v] = [await newUser(store), await newUser(store)];
+      // v's payment, over by the time of u's read: that read's sweep deletes it, or waits for its lock.
+      (await new ExportRepeats(store, { windowMs: HOUR, now: time.now }).claim(v, "old"))?.(true);
+      await Bun.sleep(100);
+      time.advance(2 * HOUR);
+      let locked = () => {};
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      held = admin.begin(async (tx) => {
+        await tx`SELECT 1 FROM export_payments WHERE user_id = ${v} FOR UPDATE`;
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await lockTaken;
+      const lines: string[] = [];
+      const log = createLogger("warn", (line) => lines.push(line));
+      const pay = await new ExportRepeats(store, { windowMs: HOUR, now: time.now, log }).claim(u, "k");
+      expect(pay).not.toBeNull();
+      pay?.(true);
+      await Bun.sleep(800);
+      expect(lines.some((line) => line.includes("sweeping export payments failed"))).toBe(true);
+    } finally {
+      release();
+      await held;
+      await store.close();
+      await admin.close();
     }
   });
 });

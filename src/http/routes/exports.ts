@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { t } from "elysia";
 import type { Accounts } from "../../accounts/seam.ts";
 import { ApiError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
 import {
   type ExportFile,
   type ExportFormat,
@@ -183,6 +184,6 @@ function fileRoute(repeats: ExportRepeats): Route {
 }
 
 /** The export routes, with the record of which exports each user has paid for (kept in `accounts`). */
-export function exportRoutes(accounts: Accounts): Route[] {
-  return [list, fileRoute(new ExportRepeats(accounts))];
+export function exportRoutes(accounts: Accounts, log?: Logger): Route[] {
+  return [list, fileRoute(new ExportRepeats(accounts, { log }))];
 }
