@@ -13,6 +13,7 @@ import {
 import type {
   AccessToken,
   CodeRecord,
+  Exchange,
   Grant,
   GrantFilter,
   GrantListing,
@@ -65,7 +66,8 @@ interface PendingRow {
  * 003_oauth.sql, 004_oauth_pending.sql: the consent pages being shown too), for several replicas (docs/scale-out.md). Each step that decides something is
  * one statement at READ COMMITTED: a code or refresh token is marked used by a guarded
  * `UPDATE … WHERE used_at IS NULL`, so of two replicas redeeming the same one exactly one
- * wins (the other waits on the row lock and finds it used); a revocation is one `UPDATE` of
+ * wins (the other waits on the row lock and finds it used), in one transaction with the
+ * tokens it gives (`exchange`); a revocation is one `UPDATE` of
  * the grant that also sends the notification, delivered when it commits.
  *
  * `/mcp` checks an access token on every call: a serving replica remembers the tokens it has
@@ -176,20 +178,44 @@ export class PgOAuthStore implements OAuthStore {
     );
   }
 
-  async redeemCode(hash: string, now: string): Promise<Redeemable | null> {
-    const row = await this.redeem("oauth_codes c", "c.redirect_uri, c.code_challenge,", "", hash, now);
-    return row
-      ? {
-          ...joined(row),
-          redirect_uri: row.redirect_uri as string,
-          code_challenge: row.code_challenge as string,
-        }
-      : null;
-  }
-
-  async redeemRefreshToken(hash: string, now: string): Promise<Redeemable | null> {
-    const row = await this.redeem("oauth_tokens c", "", "AND c.kind = 'refresh'", hash, now);
-    return row ? joined(row) : null;
+  /**
+   * One transaction (it holds one connection of the pool, so it works behind a pooler in
+   * transaction mode too): the redemption, the decision, then the revocation or the new tokens.
+   * The guard's timeout cancels the statement running and marks the transaction, which then
+   * rolls back instead of committing after the client was told 503.
+   */
+  async exchange<T>(
+    kind: "code" | "refresh",
+    hash: string,
+    now: string,
+    decide: (found: Redeemable | null) => Exchange<T>,
+  ): Promise<T> {
+    let cancelled = false;
+    let running: { cancel(): unknown } | null = null;
+    const run = <Q extends { cancel(): unknown }>(query: Q): Q => {
+      running = query;
+      return query;
+    };
+    const done = this.sql.begin(async (tx) => {
+      const [row] = (await run(this.redeem(tx, kind, hash, now))) as (JoinedRow | undefined)[];
+      const found = row ? redeemed(kind, row) : null;
+      const decision = decide(found);
+      if (found && decision.revoke) await run(revokeQuery(tx, found.grant.id, now));
+      if (found && decision.tokens) await run(addTokensQuery(tx, found.grant.id, decision.tokens, now));
+      if (cancelled) throw new Error("the token exchange ran past its timeout; rolled back");
+      return { answer: decision.answer, revoked: decision.revoke === true };
+    });
+    const outcome = await this.q(
+      Object.assign(done, {
+        cancel: () => {
+          cancelled = true;
+          running?.cancel();
+        },
+      }),
+      "token exchange",
+    );
+    if (outcome.revoked) this.forgetTokens();
+    return outcome.answer;
   }
 
   /**
@@ -197,49 +223,21 @@ export class PgOAuthStore implements OAuthStore {
    * UPDATE decides who redeems it first; the read (of the statement's snapshot) reports it
    * used to everyone else, including a redeemer that waited on the row lock of the first.
    */
-  private async redeem(
-    table: "oauth_codes c" | "oauth_tokens c",
-    extra: string,
-    kind: string,
-    hash: string,
-    now: string,
-  ): Promise<JoinedRow | null> {
-    const rows = await this.q(
-      this.sql.unsafe(
-        `WITH first AS (
-           UPDATE ${table} SET used_at = $2 WHERE c.hash = $1 AND c.used_at IS NULL ${kind} RETURNING c.hash
-         )
-         SELECT c.expires_at, ${extra}
-           CASE WHEN EXISTS (SELECT 1 FROM first) THEN NULL ELSE coalesce(c.used_at, $2) END AS used_at,
-           ${GRANT_COLUMNS}
-         FROM ${table} JOIN oauth_grants g ON g.id = c.grant_id JOIN api_keys k ON k.id = g.key_id
-         WHERE c.hash = $1 ${kind}`,
-        [hash, now],
-      ),
-      "redeem",
-    );
-    return (rows[0] as JoinedRow | undefined) ?? null;
-  }
-
-  async addTokens(
-    grantId: string,
-    access: TokenRecord,
-    refresh: TokenRecord | null,
-    now: string,
-  ): Promise<void> {
-    await this.q(
-      this.sql`
-        WITH t AS (
-          INSERT INTO oauth_tokens (hash, grant_id, kind, expires_at)
-          SELECT v.hash, ${grantId}, v.kind, v.expires_at
-          FROM (VALUES (${access.hash}::text, 'access', ${access.expires_at}::text),
-                       (${refresh?.hash ?? null}::text, 'refresh', ${refresh?.expires_at ?? null}::text))
-            AS v (hash, kind, expires_at)
-          WHERE v.hash IS NOT NULL
-        )
-        UPDATE oauth_clients SET last_used_at = ${now}
-        WHERE client_id = (SELECT client_id FROM oauth_grants WHERE id = ${grantId})`,
-      "add tokens",
+  private redeem(tx: SQL, kind: "code" | "refresh", hash: string, now: string) {
+    const [table, extra, filter] =
+      kind === "code"
+        ? ["oauth_codes c", "c.redirect_uri, c.code_challenge,", ""]
+        : ["oauth_tokens c", "", "AND c.kind = 'refresh'"];
+    return tx.unsafe(
+      `WITH first AS (
+         UPDATE ${table} SET used_at = $2 WHERE c.hash = $1 AND c.used_at IS NULL ${filter} RETURNING c.hash
+       )
+       SELECT c.expires_at, ${extra}
+         CASE WHEN EXISTS (SELECT 1 FROM first) THEN NULL ELSE coalesce(c.used_at, $2) END AS used_at,
+         ${GRANT_COLUMNS}
+       FROM ${table} JOIN oauth_grants g ON g.id = c.grant_id JOIN api_keys k ON k.id = g.key_id
+       WHERE c.hash = $1 ${filter}`,
+      [hash, now],
     );
   }
 
@@ -284,12 +282,7 @@ export class PgOAuthStore implements OAuthStore {
   }
 
   async revokeGrant(grantId: string, now: string): Promise<boolean> {
-    const rows = await this.q(
-      this.sql`
-        WITH r AS (UPDATE oauth_grants SET revoked_at = ${now} WHERE id = ${grantId} AND revoked_at IS NULL RETURNING id)
-        SELECT pg_notify(${CHANNEL}, 'grant revoked') FROM r`,
-      "revoke grant",
-    );
+    const rows = await this.q(revokeQuery(this.sql, grantId, now), "revoke grant");
     this.forgetTokens();
     return rows.length === 1;
   }
@@ -397,4 +390,42 @@ export class PgOAuthStore implements OAuthStore {
   ): Promise<T> {
     return this.guard.run(query, `oauth: ${what}`);
   }
+}
+
+/** A redeemed row as the seam gives it: a code with its binding, a refresh token without. */
+function redeemed(kind: "code" | "refresh", row: JoinedRow): Redeemable {
+  return kind === "code"
+    ? {
+        ...joined(row),
+        redirect_uri: row.redirect_uri as string,
+        code_challenge: row.code_challenge as string,
+      }
+    : joined(row);
+}
+
+/** Revokes a grant still live; the notification is delivered when the revocation commits. */
+function revokeQuery(sql: SQL, grantId: string, now: string) {
+  return sql`
+    WITH r AS (UPDATE oauth_grants SET revoked_at = ${now} WHERE id = ${grantId} AND revoked_at IS NULL RETURNING id)
+    SELECT pg_notify(${CHANNEL}, 'grant revoked') FROM r`;
+}
+
+/** Stores a grant's new access token and (if any) refresh token; marks its client used. */
+function addTokensQuery(
+  sql: SQL,
+  grantId: string,
+  { access, refresh }: { access: TokenRecord; refresh: TokenRecord | null },
+  now: string,
+) {
+  return sql`
+    WITH t AS (
+      INSERT INTO oauth_tokens (hash, grant_id, kind, expires_at)
+      SELECT v.hash, ${grantId}, v.kind, v.expires_at
+      FROM (VALUES (${access.hash}::text, 'access', ${access.expires_at}::text),
+                   (${refresh?.hash ?? null}::text, 'refresh', ${refresh?.expires_at ?? null}::text))
+        AS v (hash, kind, expires_at)
+      WHERE v.hash IS NOT NULL
+    )
+    UPDATE oauth_clients SET last_used_at = ${now}
+    WHERE client_id = (SELECT client_id FROM oauth_grants WHERE id = ${grantId})`;
 }

@@ -81,10 +81,20 @@ export interface TokenRecord {
   expires_at: string;
 }
 
+/** What the token endpoint makes of a redeemed code or refresh token. */
+export interface Exchange<T> {
+  /** The answer to give once it is stored. */
+  answer: T;
+  /** Revoke the grant (a replay, an approving key that no longer stands). */
+  revoke?: boolean;
+  /** New tokens of the grant to store. */
+  tokens?: { access: TokenRecord; refresh: TokenRecord | null };
+}
+
 /**
  * Every record of the authorization server. Single use of codes and refresh tokens holds
- * across processes and replicas: `redeemCode` and `redeemRefreshToken` mark and read in one
- * step, so of two redeemers exactly one sees `used_at` null.
+ * across processes and replicas: `exchange` marks and reads in one step, so of two redeemers
+ * exactly one sees `used_at` null.
  */
 export interface OAuthStore {
   /** Stores a new client. */
@@ -104,19 +114,18 @@ export interface OAuthStore {
   /** Records a consent and the authorization code it issues, together. */
   addGrantWithCode(grant: Omit<Grant, "revoked_at">, code: CodeRecord): MaybePromise<void>;
   /**
-   * Marks a code used and returns it as it was (with `used_at` set if it had been used
-   * before); null for an unknown code.
+   * Redeems a code or refresh token in one transaction: marks it used, asks `decide` (given
+   * it as it was, `used_at` set if it had been used before; null if unknown) and stores what
+   * that decides: the grant revoked, new tokens for the grant (and its client marked used).
+   * A failure anywhere (a timeout, a lost connection, the breaker open) rolls the mark back,
+   * so the client's retry redeems it again rather than counting as a replay.
    */
-  redeemCode(hash: string, now: string): MaybePromise<Redeemable | null>;
-  /** The same for a refresh token: marked used (rotated) and returned as it was; null if unknown. */
-  redeemRefreshToken(hash: string, now: string): MaybePromise<Redeemable | null>;
-  /** Stores a newly issued access token and (if any) refresh token of a grant; marks its client used. */
-  addTokens(
-    grantId: string,
-    access: TokenRecord,
-    refresh: TokenRecord | null,
+  exchange<T>(
+    kind: "code" | "refresh",
+    hash: string,
     now: string,
-  ): MaybePromise<void>;
+    decide: (found: Redeemable | null) => Exchange<T>,
+  ): MaybePromise<T>;
   /** An access token by hash, with its grant and key, whatever their state; the caller decides validity. */
   findAccessToken(hash: string): MaybePromise<AccessToken | null>;
   /** The grant an access or refresh token (by hash) belongs to, for revocation; null if unknown. */

@@ -3,6 +3,7 @@ import { type NewPendingRequest, type PendingRequest, PendingRequests } from "./
 import type {
   AccessToken,
   CodeRecord,
+  Exchange,
   Grant,
   GrantFilter,
   GrantListing,
@@ -33,7 +34,7 @@ export interface ClientRow {
 /**
  * The authorization server's records in the SQLite accounts database of one machine (its
  * tables come from the accounts migrations, db.ts). Single use holds across processes on the
- * same file: a redemption's mark and read are one immediate transaction.
+ * same file: a redemption's mark, read and new tokens are one immediate transaction.
  */
 export class SqliteOAuthStore implements OAuthStore {
   /** The consent pages being shown: in this process's memory (one server serves them). */
@@ -118,61 +119,73 @@ export class SqliteOAuthStore implements OAuthStore {
       .immediate();
   }
 
-  redeemCode(hash: string, now: string): Redeemable | null {
+  exchange<T>(
+    kind: "code" | "refresh",
+    hash: string,
+    now: string,
+    decide: (found: Redeemable | null) => Exchange<T>,
+  ): T {
     return this.db
       .transaction(() => {
-        const row = this.db
-          .query<JoinedRow, { h: string }>(
-            `SELECT c.expires_at, c.used_at, c.redirect_uri, c.code_challenge, ${GRANT_COLUMNS}
-           FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id JOIN api_keys k ON k.id = g.key_id
-           WHERE c.hash = $h`,
-          )
-          .get({ h: hash });
-        if (!row) return null;
-        if (row.used_at === null)
-          this.db.query("UPDATE oauth_codes SET used_at = $now WHERE hash = $h").run({ h: hash, now });
-        return {
-          ...joined(row),
-          redirect_uri: row.redirect_uri as string,
-          code_challenge: row.code_challenge as string,
-        };
+        const found = kind === "code" ? this.redeemCode(hash, now) : this.redeemRefreshToken(hash, now);
+        const decision = decide(found);
+        if (found && decision.revoke) this.revokeGrant(found.grant.id, now);
+        if (found && decision.tokens) this.addTokens(found.grant.id, decision.tokens, now);
+        return decision.answer;
       })
       .immediate();
   }
 
-  redeemRefreshToken(hash: string, now: string): Redeemable | null {
-    return this.db
-      .transaction(() => {
-        const row = this.db
-          .query<JoinedRow, { h: string }>(
-            `SELECT t.expires_at, t.used_at, ${GRANT_COLUMNS}
-           FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN api_keys k ON k.id = g.key_id
-           WHERE t.hash = $h AND t.kind = 'refresh'`,
-          )
-          .get({ h: hash });
-        if (!row) return null;
-        if (row.used_at === null)
-          this.db.query("UPDATE oauth_tokens SET used_at = $now WHERE hash = $h").run({ h: hash, now });
-        return joined(row);
-      })
-      .immediate();
+  /** Marks a code used and reads it as it was (inside `exchange`'s transaction). */
+  private redeemCode(hash: string, now: string): Redeemable | null {
+    const row = this.db
+      .query<JoinedRow, { h: string }>(
+        `SELECT c.expires_at, c.used_at, c.redirect_uri, c.code_challenge, ${GRANT_COLUMNS}
+         FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id JOIN api_keys k ON k.id = g.key_id
+         WHERE c.hash = $h`,
+      )
+      .get({ h: hash });
+    if (!row) return null;
+    if (row.used_at === null)
+      this.db.query("UPDATE oauth_codes SET used_at = $now WHERE hash = $h").run({ h: hash, now });
+    return {
+      ...joined(row),
+      redirect_uri: row.redirect_uri as string,
+      code_challenge: row.code_challenge as string,
+    };
   }
 
-  addTokens(grantId: string, access: TokenRecord, refresh: TokenRecord | null, now: string): void {
+  /** The same for a refresh token: marked used (rotated), read as it was. */
+  private redeemRefreshToken(hash: string, now: string): Redeemable | null {
+    const row = this.db
+      .query<JoinedRow, { h: string }>(
+        `SELECT t.expires_at, t.used_at, ${GRANT_COLUMNS}
+         FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN api_keys k ON k.id = g.key_id
+         WHERE t.hash = $h AND t.kind = 'refresh'`,
+      )
+      .get({ h: hash });
+    if (!row) return null;
+    if (row.used_at === null)
+      this.db.query("UPDATE oauth_tokens SET used_at = $now WHERE hash = $h").run({ h: hash, now });
+    return joined(row);
+  }
+
+  /** Stores a grant's new access token and (if any) refresh token; marks its client used. */
+  private addTokens(
+    grantId: string,
+    { access, refresh }: { access: TokenRecord; refresh: TokenRecord | null },
+    now: string,
+  ): void {
     const insert = this.db.query(
       "INSERT INTO oauth_tokens (hash, grant_id, kind, expires_at) VALUES ($hash, $grant, $kind, $expires_at)",
     );
+    insert.run({ ...access, grant: grantId, kind: "access" });
+    if (refresh) insert.run({ ...refresh, grant: grantId, kind: "refresh" });
     this.db
-      .transaction(() => {
-        insert.run({ ...access, grant: grantId, kind: "access" });
-        if (refresh) insert.run({ ...refresh, grant: grantId, kind: "refresh" });
-        this.db
-          .query(
-            "UPDATE oauth_clients SET last_used_at = $now WHERE client_id = (SELECT client_id FROM oauth_grants WHERE id = $grant)",
-          )
-          .run({ grant: grantId, now });
-      })
-      .immediate();
+      .query(
+        "UPDATE oauth_clients SET last_used_at = $now WHERE client_id = (SELECT client_id FROM oauth_grants WHERE id = $grant)",
+      )
+      .run({ grant: grantId, now });
   }
 
   findAccessToken(hash: string): AccessToken | null {

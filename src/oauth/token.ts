@@ -1,8 +1,8 @@
 import type { MaybePromise } from "../accounts/seam.ts";
 import { isOurResource, keyStands, type OAuthContext } from "./context.ts";
 import { MAX_REDIRECT_URI_LENGTH } from "./redirect-uris.ts";
-import { jsonNoStore, oauthError, readForm } from "./responses.ts";
-import type { Grant, OAuthClient, Redeemable } from "./seam.ts";
+import { jsonNoStore, type OAuthErrorCode, oauthError, readForm } from "./responses.ts";
+import type { Exchange, Grant, OAuthClient, Redeemable } from "./seam.ts";
 import { hashSecret, LIFETIME_MS, newSecret, pkceMatches } from "./secrets.ts";
 
 /** A token or revocation request's form: a few short fields. */
@@ -45,20 +45,15 @@ async function byCode(ctx: OAuthContext, client: OAuthClient, form: Map<string, 
   if (!VERIFIER.test(verifier))
     return oauthError("invalid_request", "code_verifier must be 43 to 128 unreserved characters");
   const now = ctx.now();
-  const found = await redeemable(
-    ctx,
-    await ctx.store.redeemCode(hashSecret(code), now.toISOString()),
-    client,
-    form,
-    now,
-    "code",
-  );
-  if (found instanceof Response) return found;
-  if (found.redirect_uri !== redirectUri)
-    return oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
-  if (!pkceMatches(verifier, found.code_challenge as string))
-    return oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
-  return issue(ctx, found.grant, client, now);
+  return ctx.store.exchange("code", hashSecret(code), now.toISOString(), (redeemed) => {
+    const found = redeemable(ctx, redeemed, client, form, now, "code");
+    if (!("grant" in found)) return found;
+    if (found.redirect_uri !== redirectUri)
+      return refuse("invalid_grant", "redirect_uri differs from the authorization request's");
+    if (!pkceMatches(verifier, found.code_challenge as string))
+      return refuse("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
+    return issue(found.grant, client, now);
+  });
 }
 
 async function byRefreshToken(
@@ -69,14 +64,20 @@ async function byRefreshToken(
   const presented = form.get("refresh_token");
   if (!presented) return oauthError("invalid_request", "refresh_token is required");
   const now = ctx.now();
-  const redeemed = await ctx.store.redeemRefreshToken(hashSecret(presented), now.toISOString());
-  const found = await redeemable(ctx, redeemed, client, form, now, "refresh token");
-  if (found instanceof Response) return found;
-  const granted = found.grant.scope.split(" ");
-  const asked = form.get("scope");
-  if (asked?.split(" ").some((s) => !granted.includes(s)))
-    return oauthError("invalid_scope", `the grant covers ${found.grant.scope} only`);
-  return issue(ctx, found.grant, client, now);
+  return ctx.store.exchange("refresh", hashSecret(presented), now.toISOString(), (redeemed) => {
+    const found = redeemable(ctx, redeemed, client, form, now, "refresh token");
+    if (!("grant" in found)) return found;
+    const granted = found.grant.scope.split(" ");
+    const asked = form.get("scope");
+    if (asked?.split(" ").some((s) => !granted.includes(s)))
+      return refuse("invalid_scope", `the grant covers ${found.grant.scope} only`);
+    return issue(found.grant, client, now);
+  });
+}
+
+/** A refused exchange: its error, and whether the grant is revoked with it. */
+function refuse(error: OAuthErrorCode, description: string, revoke = false): Exchange<Response> {
+  return { answer: oauthError(error, description), revoke };
 }
 
 /**
@@ -86,61 +87,61 @@ async function byRefreshToken(
  * grant dies with it); a grant made under another public URL; a `resource` other than this
  * server's.
  */
-async function redeemable(
+function redeemable(
   ctx: OAuthContext,
   found: Redeemable | null,
   client: OAuthClient,
   form: Map<string, string>,
   now: Date,
   what: string,
-): Promise<Redeemable | Response> {
-  if (!found) return oauthError("invalid_grant", `unknown ${what}`);
-  const at = now.toISOString();
-  if (found.used_at !== null) {
-    await ctx.store.revokeGrant(found.grant.id, at);
-    return oauthError(
+): Redeemable | Exchange<Response> {
+  if (!found) return refuse("invalid_grant", `unknown ${what}`);
+  if (found.used_at !== null)
+    return refuse(
       "invalid_grant",
       `this ${what} was used before; every token issued with its grant is revoked`,
+      true,
     );
-  }
   if (found.grant.client_id !== client.client_id)
-    return oauthError("invalid_grant", `the ${what} was issued to another client`);
+    return refuse("invalid_grant", `the ${what} was issued to another client`);
   if (Date.parse(found.expires_at) <= now.getTime())
-    return oauthError("invalid_grant", `the ${what} has expired`);
-  if (found.grant.revoked_at !== null) return oauthError("invalid_grant", "the grant has been revoked");
-  if (!keyStands(found.key, now)) {
-    await ctx.store.revokeGrant(found.grant.id, at);
-    return oauthError("invalid_grant", "the API key that approved this grant is disabled or expired");
-  }
+    return refuse("invalid_grant", `the ${what} has expired`);
+  if (found.grant.revoked_at !== null) return refuse("invalid_grant", "the grant has been revoked");
+  if (!keyStands(found.key, now))
+    return refuse("invalid_grant", "the API key that approved this grant is disabled or expired", true);
   // A grant made under another public URL is dead: its tokens would be refused at /mcp.
   if (found.grant.resource !== ctx.resource)
-    return oauthError("invalid_grant", `the grant was made for ${found.grant.resource}; authorize again`);
+    return refuse("invalid_grant", `the grant was made for ${found.grant.resource}; authorize again`);
   const resource = form.get("resource");
   if (resource !== undefined && !isOurResource(ctx, resource))
-    return oauthError("invalid_target", `tokens of this grant are for ${ctx.resource} only`);
+    return refuse("invalid_target", `tokens of this grant are for ${ctx.resource} only`);
   return found;
 }
 
-/** A new access token, and a new refresh token when the client registered the refresh grant. */
-async function issue(ctx: OAuthContext, grant: Grant, client: OAuthClient, now: Date): Promise<Response> {
+/**
+ * A new access token, and a new refresh token when the client registered the refresh grant:
+ * stored by the exchange that redeemed the code or refresh token, in its transaction.
+ */
+function issue(grant: Grant, client: OAuthClient, now: Date): Exchange<Response> {
   const access = newSecret("access");
   const refresh = client.grant_types.includes("refresh_token") ? newSecret("refresh") : null;
   const ms = now.getTime();
-  await ctx.store.addTokens(
-    grant.id,
-    { hash: hashSecret(access), expires_at: new Date(ms + LIFETIME_MS.access).toISOString() },
-    refresh === null
-      ? null
-      : { hash: hashSecret(refresh), expires_at: new Date(ms + LIFETIME_MS.refresh).toISOString() },
-    now.toISOString(),
-  );
-  return jsonNoStore({
-    access_token: access,
-    token_type: "Bearer",
-    expires_in: LIFETIME_MS.access / 1000,
-    ...(refresh === null ? {} : { refresh_token: refresh }),
-    scope: grant.scope,
-  });
+  return {
+    answer: jsonNoStore({
+      access_token: access,
+      token_type: "Bearer",
+      expires_in: LIFETIME_MS.access / 1000,
+      ...(refresh === null ? {} : { refresh_token: refresh }),
+      scope: grant.scope,
+    }),
+    tokens: {
+      access: { hash: hashSecret(access), expires_at: new Date(ms + LIFETIME_MS.access).toISOString() },
+      refresh:
+        refresh === null
+          ? null
+          : { hash: hashSecret(refresh), expires_at: new Date(ms + LIFETIME_MS.refresh).toISOString() },
+    },
+  };
 }
 
 /**

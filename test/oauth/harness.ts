@@ -50,6 +50,8 @@ export function startAuthServer(
     hostname: "127.0.0.1",
     port: 0,
     fetch: (request, srv) => oauth.handle(request, srv.requestIP(request)?.address ?? "unknown"),
+    // A store that fails is a 500, as the app's error handler answers it.
+    error: () => new Response("internal error", { status: 500 }),
   });
   base = `http://127.0.0.1:${server.port}`;
   return {

@@ -214,6 +214,26 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     expect((await refresh(b.url, clientId, next.refresh_token)).status).toBe(400);
   });
 
+  test("a refresh that times out storing its new tokens (503) leaves its refresh token unused: the retry on A works", async () => {
+    const { key } = await newKey();
+    const { clientId, tokens } = await fullFlow(a.url, key);
+    // Inserting tokens takes longer than the replica's 2 s timeout: the guard gives up mid-transaction.
+    await admin.unsafe(`
+      CREATE FUNCTION slow_tokens() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(3); RETURN NEW; END $$;
+      CREATE TRIGGER slow_tokens BEFORE INSERT ON oauth_tokens FOR EACH ROW EXECUTE FUNCTION slow_tokens();`);
+    try {
+      const timedOut = await refresh(b.url, clientId, tokens.refresh_token);
+      expect(timedOut.status).toBe(503);
+    } finally {
+      await admin.unsafe("DROP TRIGGER slow_tokens ON oauth_tokens; DROP FUNCTION slow_tokens();");
+    }
+    const retried = await refresh(a.url, clientId, tokens.refresh_token);
+    expect(retried.status).toBe(200);
+    const next = (await retried.json()) as Tokens;
+    expect((await mcp(b.url, next.access_token)).status).toBe(200);
+    expect((await mcp(a.url, tokens.access_token)).status).toBe(200);
+  });
+
   test("a key disabled on A ends its grant on B, for good", async () => {
     const { key, keyId } = await newKey();
     const { clientId, tokens } = await fullFlow(a.url, key);

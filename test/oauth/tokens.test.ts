@@ -196,6 +196,24 @@ describe("refresh tokens", () => {
     expect((await refresh(clientId, next.refresh_token)).status).toBe(400);
   });
 
+  test("a refresh whose new tokens are not stored leaves its refresh token unused: the retry works, nothing is revoked", async () => {
+    const { clientId, tokens } = await fullFlow(auth.base, auth.newKey().key);
+    const db = auth.accounts.db;
+    db.run(
+      "CREATE TRIGGER fail_tokens BEFORE INSERT ON oauth_tokens BEGIN SELECT RAISE(ABORT, 'disk hiccup'); END",
+    );
+    try {
+      expect((await refresh(clientId, tokens.refresh_token)).status).toBe(500);
+    } finally {
+      db.run("DROP TRIGGER fail_tokens");
+    }
+    const retried = await refresh(clientId, tokens.refresh_token);
+    expect(retried.status).toBe(200);
+    const next = (await retried.json()) as Tokens;
+    expect(await auth.oauth.verifyAccessToken(next.access_token, auth.now())).not.toBeNull();
+    expect(await auth.oauth.verifyAccessToken(tokens.access_token, auth.now())).not.toBeNull();
+  });
+
   test("a refresh may narrow the scope but not widen it", async () => {
     const { clientId, tokens } = await fullFlow(auth.base, auth.newKey().key);
     const wider = await tokenRequest(auth.base, {
