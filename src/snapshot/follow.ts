@@ -44,15 +44,17 @@ import {
   verifySnapshot,
 } from "./store.ts";
 
-/** What /health says of the source. */
+/**
+ * What /health (no key needed) says of the source: neither its name nor why a pull failed,
+ * which name buckets, paths and free space; those are in the log.
+ */
 export interface FollowStatus {
-  source: string;
   /** The snapshot the source's pointer named at the last look (null: nothing published). */
   published: string | null;
   /** The snapshot being downloaded now, if any. */
   pulling: string | null;
-  /** Why the last look or pull failed; null once one succeeds. */
-  last_error: string | null;
+  /** True when the last look or pull failed; false once one succeeds. */
+  failed: boolean;
   /** When the pointer was last read. */
   checked_at: string | null;
 }
@@ -80,6 +82,8 @@ export class SnapshotFollower {
    */
   private failed: { pointer: string; error: string } | null = null;
   private state: FollowStatus;
+  /** Why the last look or pull failed (logged once at warn, then at debug while it repeats). */
+  private lastError: string | null = null;
 
   constructor(
     private readonly source: SnapshotSource,
@@ -88,7 +92,7 @@ export class SnapshotFollower {
     private readonly log: Logger,
     private readonly opts: FollowOptions,
   ) {
-    this.state = { source: source.name, published: null, pulling: null, last_error: null, checked_at: null };
+    this.state = { published: null, pulling: null, failed: false, checked_at: null };
   }
 
   /** Removes what interrupted pulls left, looks at once, then every `pollMs`. */
@@ -123,25 +127,31 @@ export class SnapshotFollower {
     try {
       const pointer = await this.readPointer();
       if (pointer === null || this.snapshots.current()?.id === pointer.id) {
-        this.state.last_error = null;
+        this.succeeded();
         return;
       }
       if (this.failed?.pointer === pointerKey(pointer)) throw new Error(this.failed.error);
       await this.follow(pointer);
-      this.state.last_error = null;
+      this.succeeded();
     } catch (error) {
       if (this.stopping.signal.aborted) return;
       const message = error instanceof Error ? error.message : String(error);
       // Once per distinct failure at warn; the same one again on every poll at debug.
-      const level = message === this.state.last_error ? "debug" : "warn";
+      const level = message === this.lastError ? "debug" : "warn";
       this.log[level]("snapshot pull failed; still serving the previous one", {
         source: this.source.name,
         snapshot: this.state.published,
         serving: this.snapshots.current()?.id ?? null,
         error: message,
       });
-      this.state.last_error = message;
+      this.lastError = message;
+      this.state.failed = true;
     }
+  }
+
+  private succeeded(): void {
+    this.lastError = null;
+    this.state.failed = false;
   }
 
   private async readPointer(): Promise<Pointer | null> {

@@ -5,16 +5,15 @@ import type { FollowStatus } from "../../snapshot/follow.ts";
 import { StrOrNull } from "../models/common.ts";
 import { defineRoute, type Route } from "../route.ts";
 
-/** The snapshot source a replica follows (docs/scale-out.md). */
+/** The snapshot source a replica follows (docs/scale-out.md); where it is and why a pull failed are in the log only. */
 const SnapshotSource = t.Object({
-  source: t.String({ description: "dir:/path or s3://bucket/prefix" }),
   published: t.Union([t.String(), t.Null()], {
     description: "the snapshot the source's CURRENT named at the last look",
   }),
   pulling: t.Union([t.String(), t.Null()], { description: "the snapshot being downloaded now" }),
-  last_error: t.Union([t.String(), t.Null()], {
+  failed: t.Boolean({
     description:
-      "why the last look or pull failed (the active snapshot is still served); null once one succeeds",
+      "true when the last look or pull failed (the active snapshot is still served; the log says why); false once one succeeds",
   }),
   checked_at: t.Union([t.String(), t.Null()], { description: "when the source's CURRENT was last read" }),
 });
@@ -73,13 +72,13 @@ const health = (billing: Biller, source: (() => FollowStatus) | undefined) =>
     },
   });
 
-/** What a replica with no snapshot yet is waiting for, said in its 503. */
+/** What a replica with no snapshot yet is waiting for, said in its 503 (the log says why a pull failed). */
 function waiting(s: FollowStatus): string {
-  if (s.pulling) return `; pulling ${s.pulling} from ${s.source}`;
-  if (s.last_error) return `; the last pull from ${s.source} failed: ${s.last_error}`;
+  if (s.pulling) return `; pulling ${s.pulling} from the snapshot source`;
+  if (s.failed) return "; the last pull from the snapshot source failed (see the log)";
   return s.published
-    ? `; ${s.published} is published at ${s.source}`
-    : `; nothing is published at ${s.source} yet`;
+    ? `; ${s.published} is published at the snapshot source`
+    : "; nothing is published at the snapshot source yet";
 }
 
 function account(billing: Biller, accounts: Accounts) {
