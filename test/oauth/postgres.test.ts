@@ -295,4 +295,46 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
       await c.stop(1_000);
     }
   });
+  test("accounts export carries rotated refresh tokens and revocations: a replay on a replica revokes; a grant revoked on SQLite after a first export is revoked by the second", async () => {
+    const single = await startTestServer(await demoDataDir(), { config: { publicUrl } });
+    const { key } = single.newKey(50);
+    const rotated = await fullFlow(single.url, key, undefined, publicUrl);
+    const renewing = await refresh(single.url, rotated.clientId, rotated.tokens.refresh_token);
+    const renewed = (await renewing.json()) as Tokens;
+    const later = await fullFlow(single.url, key, undefined, publicUrl);
+    const moved = await cluster.database("moved_twice");
+    const env = stockdEnv({ STOCKD_ACCOUNTS_URL: moved });
+    await cliJson(["migrate", "--accounts", moved], { env });
+    const exported = () =>
+      cliJson<{ oauth_added: Record<string, number>; mismatches: unknown[] }>(
+        ["accounts", "export", "--to", moved],
+        {
+          dataDir: single.dataDir,
+          env,
+        },
+      );
+    // Two grants: three access tokens, two live refresh tokens and the rotated one.
+    expect((await exported()).oauth_added).toEqual({ clients: 2, grants: 2, tokens: 6 });
+    const revoked = await fetch(`${single.url}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: later.tokens.access_token, client_id: later.clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await exported()).oauth_added).toEqual({ clients: 0, grants: 0, tokens: 0 });
+    await single.stop();
+    const c = await replica({ id: "c2", port: 0, dataDir: single.dataDir, accountsUrl: moved });
+    try {
+      expect((await mcp(c.url, later.tokens.access_token)).status).toBe(401);
+      expect((await refresh(c.url, later.clientId, later.tokens.refresh_token)).status).toBe(400);
+      expect((await mcp(c.url, renewed.access_token)).status).toBe(200);
+      const replay = await refresh(c.url, rotated.clientId, rotated.tokens.refresh_token);
+      expect(((await replay.json()) as { error_description: string }).error_description).toContain(
+        "used before",
+      );
+      expect(await untilStatus(c.url, renewed.access_token, 401)).toBeLessThan(3_000);
+    } finally {
+      await c.stop(1_000);
+    }
+  });
 });

@@ -3,13 +3,16 @@
  * hashes, the ledger) into a migrated PostgreSQL database, in one transaction, idempotently:
  * rows keep their ids and a row already there is left as it is, so a second run adds nothing.
  * Then the counts and every user's balance are compared on both sides and against the ledger.
- * OAuth clients, grants not revoked and their unexpired, unused tokens (hashes) go too, so that
- * signed-in MCP clients stay signed in; so do the exports paid within their window (their
+ * OAuth clients, grants and their unexpired tokens (hashes) go too, so that signed-in MCP
+ * clients stay signed in and a rotated refresh token replayed later still revokes its grant;
+ * a second run carries a grant's revocation and a refresh token's use forward (the rest of
+ * such rows stays as it is). So do the exports paid within their window (their
  * repeats stay free). Codes (a minute's life), exports being paid for (a read in flight) and
  * remembered idempotent responses (a 24-hour cache) stay behind.
  */
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
+import { CHANNEL } from "./accounts.ts";
 import { checkSchema } from "./migrate.ts";
 
 /** Rows sent in one INSERT. */
@@ -62,9 +65,11 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
       await tx`SELECT setval(pg_get_serial_sequence('ledger', 'id'), greatest((SELECT max(id) FROM ledger), 1))`;
       const oauthCounts = {
         clients: await insertAll(tx, "oauth_clients", oauth.clients),
-        grants: await insertAll(tx, "oauth_grants", oauth.grants),
-        tokens: await insertAll(tx, "oauth_tokens", oauth.tokens),
+        grants: await carryForward(tx, "oauth_grants", oauth.grants),
+        tokens: await carryForward(tx, "oauth_tokens", oauth.tokens),
       };
+      // Replicas forget the access tokens they remember, in case a grant was revoked here.
+      await tx`SELECT pg_notify(${CHANNEL}, 'grant revoked')`;
       return [counts, oauthCounts, await insertAll(tx, "export_payments", payments)] as const;
     });
     return {
@@ -83,8 +88,10 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
 }
 
 /**
- * The OAuth rows worth moving at `now`: every client, the grants not revoked, and their tokens
- * not yet used or expired (an empty set from a database made before OAuth's tables).
+ * The OAuth rows worth moving at `now`: every client and grant (a revoked one carries its
+ * revocation to a copy made before it), and their unexpired tokens, used refresh tokens too:
+ * a replay of one revokes its grant, as it would have on SQLite (an empty set from a database
+ * made before OAuth's tables).
  */
 function readOAuth(source: Database, now: string): { clients: Row[]; grants: Row[]; tokens: Row[] } {
   const present = source
@@ -101,14 +108,14 @@ function readOAuth(source: Database, now: string): { clients: Row[]; grants: Row
     grants: source
       .query(
         `SELECT id, client_id, user_id, key_id, scope, resource, created_at, revoked_at
-         FROM oauth_grants WHERE revoked_at IS NULL ORDER BY id`,
+         FROM oauth_grants ORDER BY id`,
       )
       .all() as Row[],
     tokens: source
       .query(
         `SELECT t.hash, t.grant_id, t.kind, t.expires_at, t.used_at FROM oauth_tokens t
          JOIN oauth_grants g ON g.id = t.grant_id
-         WHERE g.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > $now ORDER BY t.hash`,
+         WHERE g.revoked_at IS NULL AND t.expires_at > $now ORDER BY t.hash`,
       )
       .all({ now }) as Row[],
   };
@@ -146,6 +153,29 @@ async function insertAll(
     const chunk = rows.slice(i, i + CHUNK);
     const done = await tx`INSERT INTO ${tx(table)} ${tx(chunk)} ON CONFLICT DO NOTHING RETURNING 1`;
     added += done.length;
+  }
+  return added;
+}
+
+/**
+ * Inserts grants or tokens not there yet, and on one already there sets what only ever goes
+ * from null to a time: a grant's revocation, a token's use. Returns how many were added.
+ */
+async function carryForward(tx: SQL, table: "oauth_grants" | "oauth_tokens", rows: Row[]): Promise<number> {
+  let added = 0;
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    // xmax is 0 on a row this statement inserted, not on one it updated.
+    const done = (
+      table === "oauth_grants"
+        ? await tx`INSERT INTO oauth_grants ${tx(chunk)} ON CONFLICT (id) DO UPDATE
+            SET revoked_at = coalesce(oauth_grants.revoked_at, excluded.revoked_at)
+            RETURNING xmax = 0 AS inserted`
+        : await tx`INSERT INTO oauth_tokens ${tx(chunk)} ON CONFLICT (hash) DO UPDATE
+            SET used_at = coalesce(oauth_tokens.used_at, excluded.used_at)
+            RETURNING xmax = 0 AS inserted`
+    ) as { inserted: boolean }[];
+    added += done.filter((row) => row.inserted).length;
   }
   return added;
 }
