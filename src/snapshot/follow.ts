@@ -16,7 +16,6 @@ import {
   renameSync,
   rmSync,
   statfsSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
@@ -30,7 +29,7 @@ import {
   publishedFiles,
   snapshotKey,
 } from "./published.ts";
-import type { DownloadLimits, SnapshotSource } from "./source.ts";
+import { type DownloadLimits, type SnapshotSource, writeAll } from "./source.ts";
 import {
   activateSnapshot,
   cleanStaging,
@@ -168,6 +167,9 @@ export class SnapshotFollower {
     const pulled =
       !existsSync(join(snapshotDir(this.dataDir, id), "manifest.json")) || !(await this.checkLocal(pointer));
     if (pulled) await this.pull(pointer);
+    // A publish during the pull moved the pointer on: the next look follows that one instead.
+    const now = await this.readPointer();
+    if (now === null || pointerKey(now) !== pointerKey(pointer)) return;
     const previous = readCurrent(this.dataDir);
     activateSnapshot(this.dataDir, id);
     // A load the CURRENT poll started before the switch may still be under way: then once more.
@@ -291,7 +293,7 @@ function pointerKey(pointer: Pointer): string {
 function writeDurably(path: string, bytes: Uint8Array): void {
   const fd = openSync(path, "w");
   try {
-    for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);
+    writeAll(fd, bytes);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

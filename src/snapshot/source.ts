@@ -127,7 +127,7 @@ class DirSource implements SnapshotSource {
     this.replace(key, (tmp) => {
       const fd = openSync(tmp, "w");
       try {
-        writeSync(fd, bytes);
+        writeAll(fd, bytes);
       } finally {
         closeSync(fd);
       }
@@ -244,7 +244,7 @@ async function receive(
       bytes += chunk.value.byteLength;
       if (bytes > maxBytes) throw new Error(`${name}: more than the ${maxBytes} bytes the manifest says`);
       hash.update(chunk.value);
-      writeSync(fd, chunk.value);
+      writeAll(fd, chunk.value);
     }
     // On the disk before the caller renames the folder it is in into place.
     fsyncSync(fd);
@@ -255,6 +255,11 @@ async function receive(
     closeSync(fd);
   }
   return { bytes, sha256: hash.digest("hex") };
+}
+
+/** Writes all of `bytes` (one write may take fewer). */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at);
 }
 
 /** `read`, or an error after `ms` without an answer or once `signal` aborts. */

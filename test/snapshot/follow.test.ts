@@ -20,6 +20,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { SnapshotService } from "../../src/query/snapshot.ts";
+import { openDuckDb } from "../../src/snapshot/duckdb.ts";
+import { SnapshotFollower } from "../../src/snapshot/follow.ts";
 import { publishSnapshot } from "../../src/snapshot/publish.ts";
 import {
   encodePointer,
@@ -27,7 +31,7 @@ import {
   parsePointer,
   publishedFiles,
 } from "../../src/snapshot/published.ts";
-import { openSnapshotSource, parseSnapshotSource } from "../../src/snapshot/source.ts";
+import { openSnapshotSource, parseSnapshotSource, type SnapshotSource } from "../../src/snapshot/source.ts";
 import {
   newSnapshotId,
   readCurrent,
@@ -344,6 +348,43 @@ describe("a dir: source", () => {
     const next = cloneSnapshot(publisher, first, 55);
     await publish(next);
     await converge(servers, next);
+  });
+  test("a pull overtaken by a newer publish is not activated; the next look follows the newer one", async () => {
+    const overtaken = cloneSnapshot(publisher, first, 60);
+    const newer = cloneSnapshot(publisher, first, 65);
+    const dir = openSnapshotSource({ kind: "dir", path: tempDir("stockd-source-") });
+    await publishSnapshot(publisher, overtaken, dir);
+    // The newer snapshot is published while the first file of the other one downloads.
+    let publishing: Promise<unknown> | null = null;
+    const racing: SnapshotSource = {
+      name: dir.name,
+      read: (key, limits) => dir.read(key, limits),
+      size: (key) => dir.size(key),
+      upload: (key, path) => dir.upload(key, path),
+      write: (key, bytes) => dir.write(key, bytes),
+      async download(key, path, limits) {
+        publishing ??= publishSnapshot(publisher, newer, dir);
+        await publishing;
+        return dir.download(key, path, limits);
+      },
+    };
+    const dataDir = tempDir("stockd-replica-");
+    const log = createLogger("error", () => {});
+    const snapshots = new SnapshotService(await openDuckDb(), dataDir, log);
+    const follower = new SnapshotFollower(racing, dataDir, snapshots, log, { pollMs: 60_000, keep: 2 });
+    try {
+      await follower.poll();
+      expect(publishing).not.toBeNull();
+      expect(snapshots.current()).toBeNull();
+      expect(readCurrent(dataDir)).toBeNull();
+      expect(follower.status()).toMatchObject({ published: newer, failed: false });
+      await follower.poll();
+      expect(snapshots.current()?.id).toBe(newer);
+      expect(readCurrent(dataDir)).toBe(newer);
+    } finally {
+      await follower.stop();
+      snapshots.close();
+    }
   });
 });
 
