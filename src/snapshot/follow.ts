@@ -25,6 +25,7 @@ import {
   MAX_POINTER_BYTES,
   POINTER_KEY,
   type Pointer,
+  parseJsonBytes,
   parsePointer,
   publishedFiles,
   snapshotKey,
@@ -227,7 +228,7 @@ export class SnapshotFollower {
       mkdirSync(staging, { recursive: true });
       const manifest = await this.readManifest(pointer);
       const files = publishedFiles(
-        parseJson(manifest, `${this.source.name}/${snapshotKey(id, "manifest.json")}`),
+        parseJsonBytes(manifest, `${this.source.name}/${snapshotKey(id, "manifest.json")}`),
         id,
       );
       this.checkSpace(files.reduce((n, f) => n + f.bytes, 0));
@@ -307,13 +308,5 @@ function fsyncPath(path: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
-  }
-}
-
-function parseJson(bytes: Uint8Array, where: string): unknown {
-  try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new Error(`${where}: not JSON`);
   }
 }

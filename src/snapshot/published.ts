@@ -42,15 +42,18 @@ export function encodePointer(pointer: Pointer): Uint8Array {
   return new TextEncoder().encode(`${JSON.stringify(pointer)}\n`);
 }
 
+/** Strict UTF-8 JSON from a source; throws `<where>: not <what>` otherwise. */
+export function parseJsonBytes(bytes: Uint8Array, where: string, what = "JSON"): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new Error(`${where}: not ${what}`);
+  }
+}
+
 /** Reads a pointer's bytes; throws naming what is wrong. */
 export function parsePointer(bytes: Uint8Array, where: string): Pointer {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new Error(`${where}: not a snapshot pointer (JSON)`);
-  }
-  const p = value as Partial<Pointer> | null;
+  const p = parseJsonBytes(bytes, where, "a snapshot pointer (JSON)") as Partial<Pointer> | null;
   if (
     typeof p !== "object" ||
     p === null ||

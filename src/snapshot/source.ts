@@ -53,8 +53,8 @@ export function parseSnapshotSource(text: string): SourceSpec {
   throw new Error("expected dir:/path or s3://bucket/prefix");
 }
 
-/** The source's name as shown in logs, /health and messages (no credentials ever). */
-export function sourceName(spec: SourceSpec): string {
+/** The source's name as shown in logs and messages (no credentials ever). */
+function sourceName(spec: SourceSpec): string {
   return spec.kind === "dir"
     ? `dir:${spec.path}`
     : `s3://${spec.bucket}${spec.prefix ? `/${spec.prefix}` : ""}`;
@@ -104,7 +104,7 @@ class DirSource implements SnapshotSource {
   readonly name: string;
 
   constructor(private readonly root: string) {
-    this.name = `dir:${root}`;
+    this.name = sourceName({ kind: "dir", path: root });
   }
 
   read(key: string, limits: DownloadLimits): Promise<Uint8Array | null> {
@@ -161,7 +161,7 @@ class S3Source implements SnapshotSource {
     bucket: string,
     private readonly prefix: string,
   ) {
-    this.name = `s3://${bucket}${prefix ? `/${prefix}` : ""}`;
+    this.name = sourceName({ kind: "s3", bucket, prefix });
     this.client = new Bun.S3Client({ bucket });
   }
 
