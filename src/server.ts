@@ -57,7 +57,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const snapshots = new SnapshotService(instance, config.dataDir, log);
   await snapshots.refresh();
   snapshots.watch(config.accountsPollMs);
-  // With a snapshot source, this replica pulls what is published there (docs/scale-out.md).
+  // Started after the first load: a replica serves what its data dir holds while it pulls (docs/scale-out.md).
   const follower =
     config.snapshotSource === null
       ? null
