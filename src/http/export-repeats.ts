@@ -1,4 +1,5 @@
 import type { Accounts, ExportClaim, ExportClaimResult } from "../accounts/seam.ts";
+import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 
 /** How long after an export was charged and delivered its repeated reads are free. */
@@ -10,8 +11,11 @@ export const EXPORT_REPEAT_WINDOW_MS = 24 * 3600 * 1000;
 const LEASE_MS = 60_000;
 /** How often the leases of the reads paying in this process are renewed. */
 const RENEW_EVERY_MS = LEASE_MS / 3;
-/** How often a read waiting for another process's paying read looks again. */
-const POLL_MS = 100;
+/** The first and the longest pause of a read waiting for another's payment (doubling between). */
+const POLL_FIRST_MS = 100;
+const POLL_MAX_MS = 1_000;
+const WAITED =
+  "the call ran out of time waiting for another read of this export, which is paying for it; it was not charged (retry once that read ends)";
 /** How often the payments and claims that are over are swept from the store. */
 const SWEEP_EVERY_MS = 3600 * 1000;
 
@@ -25,14 +29,19 @@ export interface RepeatOptions {
   log?: Logger;
 }
 
+/** True once the read's answer no longer counts: its time budget ran out, or its client left. */
+export type GivenUp = () => boolean;
+
 /**
  * Which exports each user has paid for, and until when repeats are free: kept in the accounts
  * store (export_payments), so that a restart keeps them and every replica shares them.
  *
  * A read claims the export: free while a payment of the same user for the same file stands
  * (charged and delivered within the window); while another read of it is paying, it waits for
- * that one's outcome (in this process, on it; in another, by looking again every POLL_MS);
- * otherwise it is the one that pays, and reports how that went. So concurrent reads (DuckDB's
+ * that one's outcome (in this process, on it; in another, by looking again, from every
+ * POLL_FIRST_MS up to every POLL_MAX_MS), until it is given up (its time budget or its
+ * client): then it is a 503, not charged; otherwise it is the one that pays, and reports how
+ * that went. So concurrent reads (DuckDB's
  * parallel range requests) are charged once, and a read whose answer was not a 2xx, or was
  * not delivered (refunded), leaves the next read to pay: its claim is dropped.
  */
@@ -54,16 +63,20 @@ export class ExportRepeats {
     this.log = options.log;
   }
 
-  /** null when this read is free; else the report its outcome must be given (once). */
-  async claim(userId: string, file: string): Promise<Payment | null> {
+  /**
+   * null when this read is free; else the report its outcome must be given (once). Throws a
+   * 503 (not charged) when the read is given up while it waits for another's payment.
+   */
+  async claim(userId: string, file: string, givenUp: GivenUp = () => false): Promise<Payment | null> {
     this.sweep();
     const local = `${userId}\u0000${file}`;
     const claim: ExportClaim = { userId, export: file, claimant: crypto.randomUUID() };
     let done: () => void = () => {};
-    for (;;) {
+    for (let pause = POLL_FIRST_MS; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
+      if (givenUp()) throw new ApiError("unavailable", WAITED);
       const here = this.paying.get(local);
       if (here) {
-        await here.done;
+        await Promise.race([here.done, Bun.sleep(pause)]);
         continue;
       }
       // Held while the store is asked, so that the other reads of this process wait on it.
@@ -80,7 +93,7 @@ export class ExportRepeats {
       if (found === "pay") break;
       this.release(local, done);
       if (found === "free") return null;
-      await Bun.sleep(POLL_MS);
+      await Bun.sleep(pause);
     }
     this.renewLeases();
     let reported = false;

@@ -191,6 +191,40 @@ for (const subject of subjects) {
       expect(await s.two.sweepExports(time.now() + HOUR)).toBeGreaterThanOrEqual(1);
       expect(await other.claim(u, "k")).not.toBeNull();
     });
+    test("a read waiting for another's payment stops when given up (a 503, not charged), looking again less and less often", async () => {
+      const time = clock();
+      const u = await newUser(s.one);
+      const a = new ExportRepeats(s.one, { now: time.now });
+      const pay = await a.claim(u, "k");
+      expect(pay).not.toBeNull();
+      // In this process: it waits on the paying read, until its budget.
+      let started = performance.now();
+      const local = a.claim(u, "k", () => performance.now() - started > 400);
+      expect(local).rejects.toMatchObject({ status: 503 });
+      await local.catch(() => {});
+      expect(performance.now() - started).toBeLessThan(1_500);
+      // In another process: it asks the store after 100, 200, 400, 800, then every 1000 ms.
+      let asked = 0;
+      const counted = new Proxy(s.two, {
+        get(target, name) {
+          const value = Reflect.get(target, name);
+          if (typeof value !== "function") return value;
+          if (name === "claimExport") asked++;
+          return value.bind(target);
+        },
+      });
+      const b = new ExportRepeats(counted, { now: time.now });
+      started = performance.now();
+      const remote = b.claim(u, "k", () => performance.now() - started > 2_600);
+      expect(remote).rejects.toMatchObject({ status: 503 });
+      await remote.catch(() => {});
+      expect(asked).toBeGreaterThanOrEqual(4);
+      expect(asked).toBeLessThanOrEqual(8);
+      // Given up, neither holds the export: the paying read settles it, and repeats are free.
+      pay?.(true);
+      await Bun.sleep(50);
+      expect(await b.claim(u, "k")).toBeNull();
+    });
   });
 }
 

@@ -169,7 +169,8 @@ function fileRoute(repeats: ExportRepeats): Route {
       if (call.request.method === "HEAD") return 0;
       const parquet = await exportFile(snapshot, table, "parquet", madeFiles(snapshot));
       const key = call.key as NonNullable<Call["key"]>;
-      const payment = await repeats.claim(key.user_id, `${snapshot.id}/${params.file}`);
+      const givenUp = () => call.abandoned || call.client.gone();
+      const payment = await repeats.claim(key.user_id, `${snapshot.id}/${params.file}`, givenUp);
       if (payment === null) return 0;
       call.outcome = payment;
       return exportPrice(parquet.bytes);
