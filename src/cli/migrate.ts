@@ -47,12 +47,15 @@ export async function accountsCommand(args: ParsedArgs, config: Config, io: Io):
   const report = await exportAccounts(accountsDbPath(config), postgresUrl(flags, "to", config));
   const lines = [
     `users ${report.users} (${report.added.users} added), keys ${report.keys} (${report.added.keys} added), ledger rows ${report.ledger_rows} (${report.added.ledger_rows} added)`,
-    `OAuth: ${report.oauth_added.clients} clients, ${report.oauth_added.grants} live grants, ${report.oauth_added.tokens} tokens added; export payments: ${report.export_payments_added} added`,
+    `OAuth: ${report.oauth_added.clients} clients, ${report.oauth_added.grants} grants, ${report.oauth_added.tokens} tokens added; export payments: ${report.export_payments_added} added`,
     report.mismatches.length === 0
-      ? "every balance equals the SQLite balance and the ledger's sum in PostgreSQL"
+      ? "every balance equals the ledger's sum in PostgreSQL, and the rows copied from SQLite sum to the SQLite balance"
       : `${report.mismatches.length} users' balances differ: ${report.mismatches
           .slice(0, 10)
-          .map((m) => `${m.user_id} sqlite ${m.sqlite}, postgres ${m.postgres} (ledger ${m.postgres_ledger})`)
+          .map(
+            (m) =>
+              `${m.user_id} sqlite ${m.sqlite}, copied rows ${m.postgres_from_sqlite}, postgres ${m.postgres} (ledger ${m.postgres_ledger})`,
+          )
           .join("; ")}`,
   ];
   printResult(io, flags.bool("json"), report, lines);

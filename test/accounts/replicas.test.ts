@@ -280,6 +280,44 @@ describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   }, 60_000);
 
+  test("export, bill on the replicas, bill more on the SQLite server, export again: exactly its new rows are added, balances verified", async () => {
+    const store = openAccounts(dataDir);
+    const user = store.createUser("moved-late@example.test", 100);
+    if (!user.ok) throw new Error(user.message);
+    const late = store.createKey(user.value.id, "late", null).key;
+    store.close();
+    type Report = { added: { ledger_rows: number }; mismatches: unknown[] };
+    const exported = () => cliJson<Report>(["accounts", "export", "--to", url], { dataDir, env: env() });
+    const first = await exported();
+    expect(first.added.ledger_rows).toBe(1);
+    expect(first.mismatches).toEqual([]);
+    const bill = async (base: string, calls: number) => {
+      for (let i = 0; i < calls; i++) {
+        const res = await fetch(`${base}${PATH}`, { headers: { authorization: `Bearer ${late}` } });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+      }
+    };
+    const replica = replicas.find((r) => r.exitCode === null && r.signalCode === null) as ServerProcess;
+    await bill(replica.url, 3);
+    // The single server, still on the SQLite accounts: its new ledger rows take ids the replicas' rows have.
+    const single = await ServerProcess.start({ dataDir, env: stockdEnv({}) });
+    try {
+      await bill(single.url, 2);
+    } finally {
+      single.proc.kill("SIGTERM");
+      await single.exited;
+    }
+    const again = await exported();
+    expect(again.added.ledger_rows).toBe(2);
+    expect(again.mismatches).toEqual([]);
+    const [row] = await admin`SELECT balance::int AS balance FROM users WHERE id = ${user.value.id}`;
+    expect(row?.balance).toBe(100 - 5 * PRICE);
+    const third = await exported();
+    expect(third.added.ledger_rows).toBe(0);
+    expect(third.mismatches).toEqual([]);
+  }, 60_000);
+
   test("doctor checks the PostgreSQL books without printing the URL; backup refuses and names pg_dump", async () => {
     const healthy = await cliJson<DoctorReport>(["doctor", "--json"], { dataDir, env: env() });
     const accounts = healthy.findings.filter((f) => f.check === "accounts");

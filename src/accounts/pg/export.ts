@@ -1,8 +1,11 @@
 /**
  * `stockd accounts export --to postgres://...`: moves the SQLite accounts (users, keys as their
  * hashes, the ledger) into a migrated PostgreSQL database, in one transaction, idempotently:
- * rows keep their ids and a row already there is left as it is, so a second run adds nothing.
- * Then the counts and every user's balance are compared on both sides and against the ledger.
+ * users and keys keep their ids and one already there is left as it is; ledger rows take ids
+ * of the target and are recorded in `ledger_exported` (migration 005), so a second run adds
+ * exactly the SQLite rows not copied yet, and their sum to each user's balance, even after
+ * replicas have billed in the target. Then every user's balance in the target is compared with
+ * its ledger there, and the copied rows' sum with the SQLite balance.
  * OAuth clients, grants and their unexpired tokens (hashes) go too, so that signed-in MCP
  * clients stay signed in and a rotated refresh token replayed later still revokes its grant;
  * a second run carries a grant's revocation and a refresh token's use forward (the rest of
@@ -28,8 +31,17 @@ export interface ExportReport {
   oauth_added: { clients: number; grants: number; tokens: number };
   /** Export payments (repeats free) the target did not have before this run. */
   export_payments_added: number;
-  /** Users whose balance differs between the two, or from their ledger in the target. */
-  mismatches: { user_id: string; sqlite: number; postgres: number; postgres_ledger: number }[];
+  /**
+   * Users whose balance in the target differs from their ledger there, or whose rows copied
+   * from SQLite do not sum to the SQLite balance.
+   */
+  mismatches: {
+    user_id: string;
+    sqlite: number;
+    postgres: number;
+    postgres_ledger: number;
+    postgres_from_sqlite: number;
+  }[];
 }
 
 type Row = Record<string, unknown>;
@@ -57,12 +69,15 @@ export async function exportAccounts(sqlitePath: string, url: string): Promise<E
     source.exec("COMMIT");
     const [added, oauthAdded, paymentsAdded] = await target.begin(async (tx) => {
       const counts = {
-        users: await insertAll(tx, "users", users),
+        // A new user starts at 0: the ledger rows added below bring its balance.
+        users: await insertAll(
+          tx,
+          "users",
+          users.map((user) => ({ ...user, balance: 0 })),
+        ),
         keys: await insertAll(tx, "api_keys", keys),
-        ledger_rows: await insertAll(tx, "ledger", ledger),
+        ledger_rows: await addLedger(tx, ledger),
       };
-      // Rows inserted with their ids: the next id the database makes comes after them.
-      await tx`SELECT setval(pg_get_serial_sequence('ledger', 'id'), greatest((SELECT max(id) FROM ledger), 1))`;
       const oauthCounts = {
         clients: await insertAll(tx, "oauth_clients", oauth.clients),
         grants: await carryForward(tx, "oauth_grants", oauth.grants),
@@ -138,14 +153,7 @@ function readExportPayments(source: Database, now: number): Row[] {
 /** Inserts rows that are not there yet (by primary key); returns how many were added. */
 async function insertAll(
   tx: SQL,
-  table:
-    | "users"
-    | "api_keys"
-    | "ledger"
-    | "oauth_clients"
-    | "oauth_grants"
-    | "oauth_tokens"
-    | "export_payments",
+  table: "users" | "api_keys" | "oauth_clients" | "oauth_grants" | "oauth_tokens" | "export_payments",
   rows: Row[],
 ): Promise<number> {
   let added = 0;
@@ -155,6 +163,56 @@ async function insertAll(
     added += done.length;
   }
   return added;
+}
+
+/**
+ * Adds the SQLite ledger rows the target has not got, with ids of the target, records where
+ * each came from, and adds their sum to each user's balance. A row counts as there when it is
+ * recorded in `ledger_exported`, when it is a call's debit or refund of the same request id
+ * (one of each per request, whatever wrote it), or when an export made before that table
+ * copied it with its SQLite id (the same id and content). Returns how many were added.
+ */
+async function addLedger(tx: SQL, ledger: Row[]): Promise<number> {
+  await tx`CREATE TEMP TABLE export_ledger (
+    sqlite_id bigint PRIMARY KEY, user_id text NOT NULL, delta bigint NOT NULL, reason text NOT NULL,
+    endpoint text, request_id text, created_at text NOT NULL) ON COMMIT DROP`;
+  for (let i = 0; i < ledger.length; i += CHUNK) {
+    const chunk = ledger.slice(i, i + CHUNK).map(({ id, ...row }) => ({ sqlite_id: id, ...row }));
+    await tx`INSERT INTO export_ledger ${tx(chunk)}`;
+  }
+  // A call's debit or refund, whoever wrote it: one of each per request id.
+  await tx`
+    INSERT INTO ledger_exported (sqlite_id, ledger_id)
+    SELECT e.sqlite_id, l.id FROM export_ledger e
+    JOIN ledger l ON l.reason = e.reason AND l.request_id = e.request_id
+    WHERE e.reason IN ('usage', 'refund')
+    ON CONFLICT DO NOTHING`;
+  // A row an export made before ledger_exported copied under its SQLite id.
+  await tx`
+    INSERT INTO ledger_exported (sqlite_id, ledger_id)
+    SELECT e.sqlite_id, l.id FROM export_ledger e
+    JOIN ledger l ON l.id = e.sqlite_id AND l.user_id = e.user_id AND l.delta = e.delta
+      AND l.reason = e.reason AND l.created_at = e.created_at AND l.request_id IS NOT DISTINCT FROM e.request_id
+    ON CONFLICT DO NOTHING`;
+  const [added] = await tx`
+    WITH fresh AS MATERIALIZED (
+      SELECT nextval(pg_get_serial_sequence('ledger', 'id')) AS id, q.* FROM (
+        SELECT e.* FROM export_ledger e
+        WHERE NOT EXISTS (SELECT 1 FROM ledger_exported x WHERE x.sqlite_id = e.sqlite_id)
+        ORDER BY e.sqlite_id) q
+    ),
+    rows AS (
+      INSERT INTO ledger (id, user_id, delta, reason, endpoint, request_id, created_at)
+      SELECT id, user_id, delta, reason, endpoint, request_id, created_at FROM fresh
+      RETURNING user_id, delta
+    ),
+    origin AS (INSERT INTO ledger_exported (sqlite_id, ledger_id) SELECT sqlite_id, id FROM fresh),
+    credited AS (
+      UPDATE users u SET balance = u.balance + s.total
+      FROM (SELECT user_id, sum(delta) AS total FROM rows GROUP BY user_id) s WHERE u.id = s.user_id
+    )
+    SELECT count(*)::int AS n FROM rows`;
+  return (added as { n: number }).n;
 }
 
 /**
@@ -180,23 +238,35 @@ async function carryForward(tx: SQL, table: "oauth_grants" | "oauth_tokens", row
   return added;
 }
 
-/** Every exported user's balance in the target equals the source's and the target's ledger sum. */
+/**
+ * Every exported user's balance in the target equals the target's ledger sum, and the rows
+ * copied from SQLite sum to the SQLite balance (rows replicas wrote since come on top of it).
+ */
 async function compare(target: SQL, users: Row[]): Promise<ExportReport["mismatches"]> {
   const rows = (await target`
-    SELECT u.id, u.balance::float8 AS balance, coalesce(l.total, 0)::float8 AS ledger
-    FROM users u LEFT JOIN (SELECT user_id, sum(delta) AS total FROM ledger GROUP BY user_id) l
-      ON l.user_id = u.id`) as { id: string; balance: number; ledger: number }[];
+    SELECT u.id, u.balance::float8 AS balance, coalesce(l.total, 0)::float8 AS ledger,
+      coalesce(x.total, 0)::float8 AS exported
+    FROM users u
+    LEFT JOIN (SELECT user_id, sum(delta) AS total FROM ledger GROUP BY user_id) l ON l.user_id = u.id
+    LEFT JOIN (SELECT l.user_id, sum(l.delta) AS total FROM ledger_exported x JOIN ledger l ON l.id = x.ledger_id
+               GROUP BY l.user_id) x ON x.user_id = u.id`) as {
+    id: string;
+    balance: number;
+    ledger: number;
+    exported: number;
+  }[];
   const found = new Map(rows.map((r) => [r.id, r]));
   const mismatches: ExportReport["mismatches"] = [];
   for (const user of users) {
     const there = found.get(user.id as string);
     const balance = user.balance as number;
-    if (there && there.balance === balance && there.ledger === balance) continue;
+    if (there && there.balance === there.ledger && there.exported === balance) continue;
     mismatches.push({
       user_id: user.id as string,
       sqlite: balance,
       postgres: there?.balance ?? 0,
       postgres_ledger: there?.ledger ?? 0,
+      postgres_from_sqlite: there?.exported ?? 0,
     });
   }
   return mismatches;

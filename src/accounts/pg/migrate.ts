@@ -12,6 +12,7 @@ import accounts001 from "./migrations/001_accounts.sql" with { type: "text" };
 import exportPayments002 from "./migrations/002_export_payments.sql" with { type: "text" };
 import oauth003 from "./migrations/003_oauth.sql" with { type: "text" };
 import oauthPending004 from "./migrations/004_oauth_pending.sql" with { type: "text" };
+import ledgerExported005 from "./migrations/005_ledger_exported.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -33,6 +34,7 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   migration(2, "002_export_payments.sql", exportPayments002),
   migration(3, "003_oauth.sql", oauth003),
   migration(4, "004_oauth_pending.sql", oauthPending004),
+  migration(5, "005_ledger_exported.sql", ledgerExported005),
 ].sort((a, b) => a.version - b.version);
 
 /** The schema version this build needs: its newest migration's. */
