@@ -91,8 +91,9 @@ export interface ExportClaim {
 }
 
 /**
- * What a claim finds: a payment whose window lasts ("free"), another claim whose lease lasts
- * ("busy"), or neither: then the claim holds the export until its lease ends ("pay").
+ * What a claim finds: a payment whose window lasts, or a claim whose lease ran out within the
+ * window ("free"); another claim whose lease lasts ("busy"); or neither: then the claim holds
+ * the export until its lease ends ("pay").
  */
 export type ExportClaimResult = "free" | "busy" | "pay";
 
@@ -132,15 +133,22 @@ export interface Accounts {
   purgeIdempotent(before: string): MaybePromise<number>;
   /**
    * Claims the payment of an export at `now` (milliseconds since the epoch, as every time of
-   * export payments), in one atomic step: of two claims at once, one pays.
+   * export payments), in one atomic step: of two claims at once, one pays. A claim whose lease
+   * ran out unsettled counts as paid for `windowMs` after its lease's end ("free"): its read
+   * may have been charged and delivered, and a read is never charged twice.
    */
-  claimExport(claim: ExportClaim, leaseUntil: number, now: number): MaybePromise<ExportClaimResult>;
+  claimExport(
+    claim: ExportClaim,
+    leaseUntil: number,
+    now: number,
+    windowMs: number,
+  ): MaybePromise<ExportClaimResult>;
   /** Extends the lease of a claim still paying. */
   renewExport(claim: ExportClaim, leaseUntil: number): MaybePromise<void>;
   /** Ends a claim: paid, its repeats are free until `paidUntil`; not paid (null), it is dropped. */
   settleExport(claim: ExportClaim, paidUntil: number | null): MaybePromise<void>;
-  /** Forgets the payments and claims over at `now`. */
-  sweepExports(now: number): MaybePromise<number>;
+  /** Forgets the payments over at `now` and the claims whose lease ended `windowMs` before it. */
+  sweepExports(now: number, windowMs: number): MaybePromise<number>;
 }
 
 /**

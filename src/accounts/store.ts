@@ -368,7 +368,7 @@ export class AccountsStore implements Accounts {
   }
 
   /** Claims an export's payment: read and written in one immediate transaction (other processes wait). */
-  claimExport(claim: ExportClaim, leaseUntil: number, now: number): ExportClaimResult {
+  claimExport(claim: ExportClaim, leaseUntil: number, now: number, windowMs: number): ExportClaimResult {
     return this.db
       .transaction((): ExportClaimResult => {
         const held = this.db
@@ -377,6 +377,7 @@ export class AccountsStore implements Accounts {
           )
           .get({ u: claim.userId, e: claim.export });
         if (held && held.until > now) return held.claimant === null ? "free" : "busy";
+        if (held && held.claimant !== null && held.until + windowMs > now) return "free";
         this.db
           .query(
             `INSERT OR REPLACE INTO export_payments (user_id, export, claimant, until)
@@ -409,8 +410,13 @@ export class AccountsStore implements Accounts {
         .run({ ...row, until: paidUntil });
   }
 
-  sweepExports(now: number): number {
-    return this.db.query("DELETE FROM export_payments WHERE until <= $now").run({ now }).changes;
+  sweepExports(now: number, windowMs: number): number {
+    return this.db
+      .query(
+        `DELETE FROM export_payments
+         WHERE until <= $now AND (claimant IS NULL OR until <= $now - $window)`,
+      )
+      .run({ now, window: windowMs }).changes;
   }
 
   /** Changes whenever another connection commits; a cheap "did anything change?" probe. */

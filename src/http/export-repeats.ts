@@ -6,7 +6,8 @@ import type { Logger } from "../log.ts";
 export const EXPORT_REPEAT_WINDOW_MS = 24 * 3600 * 1000;
 /**
  * How long a paying read holds its export without renewing: a process that stops while one
- * is paying (a crash) leaves the next read to pay after this long.
+ * is paying (a crash) leaves its export held this long, then free for a window (its read may
+ * have been charged).
  */
 const LEASE_MS = 60_000;
 /** How often the leases of the reads paying in this process are renewed. */
@@ -14,6 +15,9 @@ const RENEW_EVERY_MS = LEASE_MS / 3;
 /** The first and the longest pause of a read waiting for another's payment (doubling between). */
 const POLL_FIRST_MS = 100;
 const POLL_MAX_MS = 1_000;
+/** How often, and for how long, a settle the store refused is tried again (as a commit is). */
+const SETTLE_RETRY_MS = 1_000;
+const SETTLE_FOR_MS = 60_000;
 const WAITED =
   "the call ran out of time waiting for another read of this export, which is paying for it; it was not charged (retry once that read ends)";
 /** How often the payments and claims that are over are swept from the store. */
@@ -41,9 +45,10 @@ export type GivenUp = () => boolean;
  * that one's outcome (in this process, on it; in another, by looking again, from every
  * POLL_FIRST_MS up to every POLL_MAX_MS), until it is given up (its time budget or its
  * client): then it is a 503, not charged; otherwise it is the one that pays, and reports how
- * that went. So concurrent reads (DuckDB's
- * parallel range requests) are charged once, and a read whose answer was not a 2xx, or was
- * not delivered (refunded), leaves the next read to pay: its claim is dropped.
+ * that went. So concurrent reads (DuckDB's parallel range requests) are charged once, and a
+ * read whose answer was not a 2xx, or was not delivered (refunded), leaves the next read to
+ * pay: its claim is dropped. A settle the store refuses is tried again for SETTLE_FOR_MS, the
+ * lease renewed meanwhile; a lease that still runs out counts as paid (docs/api.md, "Exports").
  */
 export class ExportRepeats {
   /** The reads paying in this process, by user and export: what a read here waits on. */
@@ -85,7 +90,7 @@ export class ExportRepeats {
       let found: ExportClaimResult;
       try {
         const now = this.now();
-        found = await this.store.claimExport(claim, now + LEASE_MS, now);
+        found = await this.store.claimExport(claim, now + LEASE_MS, now, this.windowMs);
       } catch (error) {
         this.release(local, done);
         throw error;
@@ -100,12 +105,37 @@ export class ExportRepeats {
     return (paid) => {
       if (reported) return;
       reported = true;
-      // A settle that fails leaves the claim to end with its lease: the next read pays.
-      void Promise.resolve()
-        .then(() => this.store.settleExport(claim, paid ? this.now() + this.windowMs : null))
-        .catch(() => {})
-        .finally(() => this.release(local, done));
+      void this.settle(claim, paid).finally(() => this.release(local, done));
     };
+  }
+
+  /**
+   * Ends the claim in the store, tried again while the store refuses, its lease renewed
+   * meanwhile: a paid read's payment must land, or the lease runs out (then counts as paid).
+   */
+  private async settle(claim: ExportClaim, paid: boolean): Promise<void> {
+    const paidUntil = paid ? this.now() + this.windowMs : null;
+    const started = performance.now();
+    for (;;) {
+      try {
+        await this.store.settleExport(claim, paidUntil);
+        return;
+      } catch (error) {
+        if (performance.now() - started >= SETTLE_FOR_MS) {
+          this.log?.error(
+            "exports: a payment could not be recorded; its lease runs out (then counts as paid)",
+            {
+              user_id: claim.userId,
+              export: claim.export,
+              paid,
+              error: String(error),
+            },
+          );
+          return;
+        }
+        await Bun.sleep(SETTLE_RETRY_MS);
+      }
+    }
   }
 
   /** This process's read of the export no longer pays: the reads waiting on it go on. */
@@ -115,7 +145,7 @@ export class ExportRepeats {
     done();
   }
 
-  /** Renews the leases of this process's paying reads while there are any. */
+  /** Renews the leases of this process's paying reads (settling included) while there are any. */
   private renewLeases(): void {
     if (this.renewing) return;
     this.renewing = setInterval(() => {
@@ -143,7 +173,7 @@ export class ExportRepeats {
     if (now - this.swept < SWEEP_EVERY_MS) return;
     this.swept = now;
     void Promise.resolve()
-      .then(() => this.store.sweepExports(now))
+      .then(() => this.store.sweepExports(now, this.windowMs))
       .catch((error) => this.log?.warn("exports: sweeping export payments failed", { error: String(error) }));
   }
 }

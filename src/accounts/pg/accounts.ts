@@ -706,10 +706,16 @@ export class PgAccounts implements Accounts, Biller {
 
   /**
    * Claims an export's payment in one statement: the row is inserted, or taken over when its
-   * time is over; of two claims at once, the second waits on the first's row and finds it
-   * held. When it is not taken, the row says why (read again if it went meanwhile).
+   * time is over (a lease's: its window too); of two claims at once, the second waits on the
+   * first's row and finds it held. When it is not taken, the row says why (read again if it
+   * went meanwhile).
    */
-  async claimExport(claim: ExportClaim, leaseUntil: number, now: number): Promise<ExportClaimResult> {
+  async claimExport(
+    claim: ExportClaim,
+    leaseUntil: number,
+    now: number,
+    windowMs: number,
+  ): Promise<ExportClaimResult> {
     for (;;) {
       const taken = await this.q(
         this.sql`
@@ -717,6 +723,7 @@ export class PgAccounts implements Accounts, Biller {
           VALUES (${claim.userId}, ${claim.export}, ${claim.claimant}, ${leaseUntil})
           ON CONFLICT (user_id, export) DO UPDATE SET claimant = excluded.claimant, until = excluded.until
           WHERE export_payments.until <= ${now}
+            AND (export_payments.claimant IS NULL OR export_payments.until <= ${now - windowMs})
           RETURNING 1`,
         "claim export",
       );
@@ -727,7 +734,10 @@ export class PgAccounts implements Accounts, Biller {
           WHERE user_id = ${claim.userId} AND export = ${claim.export}`,
         "read export claim",
       );
-      if (held && (held.until as number) > now) return held.claimant === null ? "free" : "busy";
+      if (!held) continue;
+      const until = held.until as number;
+      if (until > now) return held.claimant === null ? "free" : "busy";
+      if (held.claimant !== null && until + windowMs > now) return "free";
     }
   }
 
@@ -756,9 +766,11 @@ export class PgAccounts implements Accounts, Biller {
     );
   }
 
-  async sweepExports(now: number): Promise<number> {
+  async sweepExports(now: number, windowMs: number): Promise<number> {
     const rows = await this.q(
-      this.sql`DELETE FROM export_payments WHERE until <= ${now} RETURNING 1`,
+      this.sql`
+        DELETE FROM export_payments
+        WHERE until <= ${now} AND (claimant IS NULL OR until <= ${now - windowMs}) RETURNING 1`,
       "sweep export payments",
     );
     return rows.length;
