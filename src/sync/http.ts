@@ -263,13 +263,16 @@ export class HttpSource {
   /**
    * How an answer goes into a download's file: a 206 that continues it is appended, any other
    * answer begins it anew (its validator handed to the caller before the body). A 206 that does
-   * not continue the file, or a 416 (the file is no prefix of the server's any more), drops it
-   * and asks again.
+   * not continue the file, or that names another validator (a server that honours Range but
+   * not If-Range would send the tail of a changed file), or a 416 (the file is no prefix of the
+   * server's any more), drops it and asks again.
    */
   private fileOf(download: Download, from: number, response: Response): BodyFile {
     if (response.status === 206) {
       const range = contentRange(response.headers);
-      if (from > 0 && range?.start === from) return { path: download.path, append: true, total: range.total };
+      const same = validatorOf(response.headers) === download.validator;
+      if (from > 0 && range?.start === from && same)
+        return { path: download.path, append: true, total: range.total };
       this.restart(download);
       throw new RetryableError("a range answer that does not continue the download");
     }

@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { family, labels } from "../http/metrics.ts";
+import type { Logger } from "../log.ts";
 import { INDEX_WATERMARK } from "./edgar.ts";
 import type { SourceCounters } from "./http.ts";
 import { lockHolder } from "./lock.ts";
@@ -24,7 +25,10 @@ export class CounterFlusher {
   private readonly flushed = new Map<string, number>();
   private readonly timer: ReturnType<typeof setInterval>;
 
-  constructor(private readonly state: SyncState) {
+  constructor(
+    private readonly state: SyncState,
+    private readonly log: Logger,
+  ) {
     this.timer = setInterval(() => this.flush(), FLUSH_MS);
     this.timer.unref?.();
   }
@@ -33,17 +37,31 @@ export class CounterFlusher {
     this.sources.push({ name, counters });
   }
 
-  /** Adds what grew since the last flush. */
+  /**
+   * Adds what grew since the last flush. A write that fails (a full disk, a busy or broken
+   * state file) is logged and its deltas wait for the next flush: counters are not worth a
+   * run, nor, under `serve --sync-every`, the server.
+   */
   flush(): void {
     const deltas: CounterRow[] = [];
+    const reached = new Map<string, number>();
     for (const row of this.sources.flatMap(({ name, counters }) => counterRows(name, counters))) {
       const key = `${row.name}${JSON.stringify(row.labels)}`;
       const delta = row.value - (this.flushed.get(key) ?? 0);
       if (delta === 0) continue;
       deltas.push({ ...row, value: delta });
-      this.flushed.set(key, row.value);
+      reached.set(key, row.value);
     }
-    if (deltas.length > 0) this.state.addCounters(deltas);
+    if (deltas.length === 0) return;
+    try {
+      this.state.addCounters(deltas);
+    } catch (error) {
+      this.log.warn("sync: its counters could not be written to the state; tried again in a second", {
+        error: String(error),
+      });
+      return;
+    }
+    for (const [key, value] of reached) this.flushed.set(key, value);
   }
 
   /** The last flush; nothing is added after it. */

@@ -65,7 +65,7 @@ export async function runSync(
   const lock = acquireSyncLock(config.dataDir);
   const state = SyncState.open(config.dataDir);
   const runId = state.startRun();
-  const flusher = new CounterFlusher(state);
+  const flusher = new CounterFlusher(state, log);
   const started = Date.now();
   const summary: SyncSummary = {
     status: "failed",
@@ -142,10 +142,15 @@ export async function runSync(
     summary.ms = Math.round(Date.now() - started);
     progress.leave();
     summary.stages = progress.stages();
-    flusher.stop();
-    state.endRun(runId, summary.status, summary);
-    state.close();
-    lock.release();
+    // The lock is released whatever the state file does (a full disk): a held lock would
+    // refuse every later run of this process.
+    try {
+      flusher.stop();
+      state.endRun(runId, summary.status, summary);
+    } finally {
+      state.close();
+      lock.release();
+    }
     log.info("sync ended", {
       run: runId,
       status: summary.status,

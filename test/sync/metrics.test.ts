@@ -4,6 +4,9 @@
  * server saw it; and a run of `serve --sync-every` shows on its /metrics while it runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createLogger } from "../../src/log.ts";
+import type { SourceCounters } from "../../src/sync/http.ts";
+import { CounterFlusher } from "../../src/sync/metrics.ts";
 import { SyncState } from "../../src/sync/state.ts";
 import { demoSourceDir } from "../helpers/demo-sources.ts";
 import { tempDir } from "../helpers/env.ts";
@@ -134,4 +137,27 @@ describe("sync on /metrics", () => {
       await server.stop();
     }
   }, 60_000);
+});
+
+test("a counter write that fails is logged, never thrown (from the timer it would end the server)", () => {
+  const dataDir = tempDir();
+  const state = SyncState.open(dataDir);
+  const lines: string[] = [];
+  const flusher = new CounterFlusher(
+    state,
+    createLogger("warn", (line) => lines.push(line)),
+  );
+  const counters: SourceCounters = {
+    requests: 3,
+    bytes: 10,
+    retries: 0,
+    pauses: 0,
+    errors: 0,
+    statuses: { "www.sec.gov": { "2xx": 3 } },
+  };
+  flusher.watch("sec", counters);
+  // A state file that no longer takes writes (a full disk, an I/O error): here, a closed one.
+  state.close();
+  expect(() => flusher.stop()).not.toThrow();
+  expect(lines.map((l) => JSON.parse(l).level)).toEqual(["warn"]);
 });

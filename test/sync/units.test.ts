@@ -4,6 +4,9 @@
  * body passes before the mirror, and the limiter's pace measured at a loopback server.
  */
 import { expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parsePriceFileDividends, parsePrices } from "../../src/ingest/sources/price-files.ts";
 import { createLogger } from "../../src/log.ts";
 import {
@@ -200,5 +203,51 @@ test("the limiter keeps every second at or under the rate, measured where the re
     expect(performance.now() - started).toBeGreaterThanOrEqual(2200);
   } finally {
     replay.stop();
+  }
+});
+
+test("a range answer from a server that ignores If-Range is not spliced onto the old file's head", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stockd-splice-"));
+  const path = join(dir, "part.zip");
+  const changed = Buffer.alloc(100, "n");
+  // A run cut off after 40 bytes of the file whose ETag was "A"; the server's file is now "B".
+  writeFileSync(path, Buffer.alloc(40, "o"));
+  const asked: (string | null)[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const range = request.headers.get("range");
+      asked.push(range);
+      const from = Number(/^bytes=(\d+)-$/.exec(range ?? "")?.[1] ?? Number.NaN);
+      if (!Number.isFinite(from)) return new Response(changed, { headers: { etag: '"B"' } });
+      return new Response(changed.subarray(from), {
+        status: 206,
+        headers: { etag: '"B"', "content-range": `bytes ${from}-99/100` },
+      });
+    },
+  });
+  try {
+    const began: (string | null)[] = [];
+    const source = new HttpSource({
+      name: "t",
+      limiter: new Limiter(100),
+      headers: {},
+      timeoutMs: 2000,
+      backoffMs: 1,
+      classify: () => ({ kind: "ok" }),
+      log: createLogger("silent"),
+    });
+    const got = await source.get(`http://127.0.0.1:${server.port}/x.zip`, {
+      maxBytes: 1000,
+      toFile: { path, validator: '"A"', began: (v) => began.push(v) },
+    });
+    expect(readFileSync(path).equals(changed)).toBe(true);
+    expect(got.bytes).toBe(100);
+    expect(asked).toEqual(["bytes=40-", null]);
+    expect(began).toEqual([null, '"B"']);
+  } finally {
+    server.stop(true);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
