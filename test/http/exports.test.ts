@@ -4,7 +4,8 @@
  * file, read back with DuckDB, holds what the JSON endpoints serve; the CSV files have the
  * Parquet's columns and rows; ranges stitch into the whole file; an export is charged once per
  * user and file (a repeat, a range, a HEAD and a 304 are free; concurrent reads pay once; a
- * payment outlives a restart); an answer that is not delivered, or not a 2xx, costs nothing
+ * payment outlives a restart; a read waiting for another replica's paying read is a free 503
+ * at its time budget); an answer that is not delivered, or not a 2xx, costs nothing
  * and leaves the next read to pay; HEAD of a CSV not made yet makes nothing (no length); the
  * export cache's cap holds over every made file; a pinned snapshot's export is that snapshot's.
  */
@@ -14,6 +15,7 @@ import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { writeDemoSources } from "../../src/demo/index.ts";
+import { ExportRepeats } from "../../src/http/export-repeats.ts";
 import { exportPrice } from "../../src/http/routes/exports.ts";
 import { importSources } from "../../src/ingest/pipeline/import.ts";
 import { readCsv } from "../../src/ingest/sources/csv.ts";
@@ -22,7 +24,7 @@ import type { LoadedSnapshot } from "../../src/query/snapshot.ts";
 import { Db, openDuckDb } from "../../src/snapshot/duckdb.ts";
 import { tempDir } from "../helpers/env.ts";
 import { expectLedgerConsistent, expectNothingHeld, usageRows } from "../helpers/ledger.ts";
-import { demoDataDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { demoDataDir, startTestServer, type TestServer, withDemoServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 interface ExportEntry {
@@ -604,6 +606,28 @@ describe("billing", () => {
       await restarted.stop();
     }
     expectLedgerConsistent(server, userId, 100 - 2 * price);
+  }, 60_000);
+
+  test("a read while another replica's read of the file pays waits no longer than its time budget: a 503, not charged; free once that one paid", async () => {
+    await withDemoServer({ requestTimeoutMs: 1_000 }, async (other) => {
+      const { key: mine, userId } = other.newKey(100);
+      const snapshot = other.snapshots.current()?.id as string;
+      // Another replica's read, paying on the same accounts store.
+      const pay = await new ExportRepeats(other.accounts).claim(userId, `${snapshot}/companies.parquet`);
+      expect(pay).not.toBeNull();
+      const started = performance.now();
+      const waited = await other.get("/exports/companies.parquet", mine);
+      expect(waited.status).toBe(503);
+      await waited.arrayBuffer();
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expectLedgerConsistent(other, userId, 100);
+      pay?.(true);
+      await Bun.sleep(100);
+      const free = await other.get("/exports/companies.parquet", mine);
+      expect([free.status, free.headers.get("x-credits-charged")]).toEqual([200, "0"]);
+      await free.arrayBuffer();
+      expectLedgerConsistent(other, userId, 100);
+    });
   }, 60_000);
 
   test("an answer not delivered is refunded, and the next read pays", async () => {
