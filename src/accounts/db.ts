@@ -140,7 +140,7 @@ export const MIGRATIONS: readonly string[] = [
   // Which exports each user has paid for (http/export-repeats.ts), one row per user and export
   // (snapshot and file): with a claimant, a read paying now, held until `until` (its lease);
   // without, a payment whose repeats are free until `until` (milliseconds since the epoch).
-  // Rows past `until` are swept.
+  // Rows past `until` are swept; a lease that ran out a window later (it counts as paid meanwhile).
   `CREATE TABLE export_payments (
      user_id TEXT NOT NULL REFERENCES users(id),
      export TEXT NOT NULL,
