@@ -103,6 +103,19 @@ export function tokenRequest(base: string, fields: Record<string, string>): Prom
   });
 }
 
+/** `tools/list` on `base`'s /mcp with `token` as the Bearer token (a call that only needs to be let in). */
+export function mcpToolsList(base: string, token: string): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+}
+
 export interface Tokens {
   access_token: string;
   refresh_token: string;

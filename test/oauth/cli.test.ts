@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { main } from "../../src/index.ts";
 import { useDemoServer } from "../helpers/server.ts";
-import { fullFlow, tokenRequest } from "./bot.ts";
+import { fullFlow, mcpToolsList, tokenRequest } from "./bot.ts";
 
 const server = useDemoServer();
 
@@ -31,16 +31,7 @@ interface Listed {
   grants: { id: string; user_id: string; key_id: string; client_name: string; revoked_at: string | null }[];
 }
 
-const mcp = (token: string) =>
-  fetch(`${server.url}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-  });
+const mcp = (token: string) => mcpToolsList(server.url, token);
 
 describe("stockd oauth on the SQLite accounts", () => {
   test("grants lists a user's grant; revoke ends it at once; --all still lists it; a second revoke changes nothing", async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { useDemoServer } from "../helpers/server.ts";
-import { fullFlow } from "./bot.ts";
+import { fullFlow, mcpToolsList } from "./bot.ts";
 import { BotProvider } from "./sdk-provider.ts";
 
 const server = useDemoServer();
@@ -52,16 +52,7 @@ describe("the SDK client's OAuth flow", () => {
     const { client, provider } = await connectWithOAuth(key);
     await client.close();
     const token = provider.tokens()?.access_token as string;
-    const call = () =>
-      fetch(`${server.url}/mcp`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-      });
+    const call = () => mcpToolsList(server.url, token);
     expect((await call()).status).not.toBe(401);
     await server.accounts.setKeyDisabled(keyId, true);
     const refused = await call();
