@@ -28,6 +28,8 @@ import { type ClientRow, clientOf, GRANT_COLUMNS, type JoinedRow, joined } from 
 const POOL_SIZE = 4;
 /** Access tokens this replica remembers at most (then it forgets them all and reads again). */
 const MAX_CACHED_TOKENS = 10_000;
+/** The transaction lock of opening a consent page (a constant: "oauth" in ASCII). */
+const PENDING_LOCK_KEY = 0x6f61757468;
 
 export interface PgOAuthStoreOptions {
   /** `postgres://user:password@host:port/database`: the accounts database. */
@@ -63,12 +65,13 @@ interface PendingRow {
 
 /**
  * The authorization server's records in the shared PostgreSQL accounts database (migrations
- * 003_oauth.sql, 004_oauth_pending.sql: the consent pages being shown too), for several replicas (docs/scale-out.md). Each step that decides something is
- * one statement at READ COMMITTED: a code or refresh token is marked used by a guarded
- * `UPDATE … WHERE used_at IS NULL`, so of two replicas redeeming the same one exactly one
- * wins (the other waits on the row lock and finds it used), in one transaction with the
- * tokens it gives (`exchange`); a revocation is one `UPDATE` of
- * the grant that also sends the notification, delivered when it commits.
+ * 003_oauth.sql, 004_oauth_pending.sql: the consent pages being shown too), for several
+ * replicas (docs/scale-out.md). Each step that decides something is one statement at READ
+ * COMMITTED: a code or refresh token is marked used by a guarded `UPDATE … WHERE used_at IS
+ * NULL`, so of two replicas redeeming the same one exactly one wins (the other waits on the
+ * row lock and finds it used), in one transaction with the tokens it gives (`exchange`); a
+ * revocation is one `UPDATE` of the grant that also sends the notification, delivered when it
+ * commits; a consent page opens under a transaction lock, so its limits are counted exactly.
  *
  * `/mcp` checks an access token on every call: a serving replica remembers the tokens it has
  * read for `cacheTtlMs`, and forgets them all on any notification of the accounts channel —
@@ -178,42 +181,21 @@ export class PgOAuthStore implements OAuthStore {
     );
   }
 
-  /**
-   * One transaction (it holds one connection of the pool, so it works behind a pooler in
-   * transaction mode too): the redemption, the decision, then the revocation or the new tokens.
-   * The guard's timeout cancels the statement running and marks the transaction, which then
-   * rolls back instead of committing after the client was told 503.
-   */
+  /** One transaction: the redemption, the decision, then the revocation or the new tokens. */
   async exchange<T>(
     kind: "code" | "refresh",
     hash: string,
     now: string,
     decide: (found: Redeemable | null) => Exchange<T>,
   ): Promise<T> {
-    let cancelled = false;
-    let running: { cancel(): unknown } | null = null;
-    const run = <Q extends { cancel(): unknown }>(query: Q): Q => {
-      running = query;
-      return query;
-    };
-    const done = this.sql.begin(async (tx) => {
+    const outcome = await this.transaction(async (tx, run) => {
       const [row] = (await run(this.redeem(tx, kind, hash, now))) as (JoinedRow | undefined)[];
       const found = row ? redeemed(kind, row) : null;
       const decision = decide(found);
       if (found && decision.revoke) await run(revokeQuery(tx, found.grant.id, now));
       if (found && decision.tokens) await run(addTokensQuery(tx, found.grant.id, decision.tokens, now));
-      if (cancelled) throw new Error("the token exchange ran past its timeout; rolled back");
       return { answer: decision.answer, revoked: decision.revoke === true };
-    });
-    const outcome = await this.q(
-      Object.assign(done, {
-        cancel: () => {
-          cancelled = true;
-          running?.cancel();
-        },
-      }),
-      "token exchange",
-    );
+    }, "token exchange");
     if (outcome.revoked) this.forgetTokens();
     return outcome.answer;
   }
@@ -315,9 +297,11 @@ export class PgOAuthStore implements OAuthStore {
 
   async openPending(request: NewPendingRequest, nowMs: number): Promise<PendingRequest | null> {
     const p = newPending(request, nowMs);
-    // Expired pages are swept as a page opens; the limits count the live ones.
-    const rows = await this.q(
-      this.sql`
+    // The lock makes the counts exact: openings wait for each other (they come at a person's pace).
+    const opened = await this.transaction(async (tx, run) => {
+      await run(tx`SELECT pg_advisory_xact_lock(${PENDING_LOCK_KEY}::bigint)`);
+      // Expired pages are swept as a page opens; the limits count the live ones.
+      const rows = await run(tx`
         WITH gone AS (DELETE FROM oauth_pending WHERE expires_at <= ${nowMs})
         INSERT INTO oauth_pending (id, csrf, client, redirect_uri, state, code_challenge, scope, resource, address, expires_at)
         SELECT ${p.id}, ${p.csrf}, ${JSON.stringify(p.client)}, ${p.redirectUri}, ${p.state}, ${p.codeChallenge},
@@ -325,10 +309,10 @@ export class PgOAuthStore implements OAuthStore {
         WHERE (SELECT count(*) FROM oauth_pending WHERE expires_at > ${nowMs}) < ${MAX_PENDING}
           AND (SELECT count(*) FROM oauth_pending WHERE address = ${p.address} AND expires_at > ${nowMs})
             < ${MAX_PENDING_PER_ADDRESS}
-        RETURNING id`,
-      "open consent",
-    );
-    return rows.length === 1 ? p : null;
+        RETURNING id`);
+      return rows.length === 1;
+    }, "open consent");
+    return opened ? p : null;
   }
 
   async findPending(id: string, nowMs: number): Promise<PendingRequest | null> {
@@ -381,6 +365,38 @@ export class PgOAuthStore implements OAuthStore {
   private forgetTokens(): void {
     this.generation++;
     this.tokens = new Map();
+  }
+
+  /**
+   * One transaction under the timeout and the breaker (it holds one connection of the pool,
+   * so it works behind a pooler in transaction mode too). `body` passes each statement through
+   * `run`: the guard's timeout cancels the one running and marks the transaction, which then
+   * rolls back rather than commit after its caller was told 503.
+   */
+  private async transaction<T>(
+    body: (tx: SQL, run: <Q extends { cancel(): unknown }>(query: Q) => Q) => Promise<T>,
+    what: string,
+  ): Promise<T> {
+    let cancelled = false;
+    let running: { cancel(): unknown } | null = null;
+    const run = <Q extends { cancel(): unknown }>(query: Q): Q => {
+      running = query;
+      return query;
+    };
+    const done = this.sql.begin(async (tx) => {
+      const value = await body(tx, run);
+      if (cancelled) throw new Error(`${what} ran past its timeout; rolled back`);
+      return value;
+    });
+    return this.q(
+      Object.assign(done, {
+        cancel: () => {
+          cancelled = true;
+          running?.cancel();
+        },
+      }),
+      what,
+    );
   }
 
   /** One database call under the timeout and the breaker. */

@@ -25,6 +25,7 @@ import {
   consentBot,
   fullFlow,
   hiddenFields,
+  mcpToolsList,
   pkce,
   postConsent,
   registerClient,
@@ -93,22 +94,11 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     return { key, keyId: info.id, userId: user.value.id };
   }
 
-  const mcp = (base: string, token: string) =>
-    fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-    });
-
   /** Polls /mcp on `base` until it answers `status`; returns the milliseconds it took (Infinity: never). */
   async function untilStatus(base: string, token: string, status: number): Promise<number> {
     const started = Date.now();
     while (Date.now() - started < REACH_MS) {
-      if ((await mcp(base, token)).status === status) return Date.now() - started;
+      if ((await mcpToolsList(base, token)).status === status) return Date.now() - started;
       await Bun.sleep(20);
     }
     return Number.POSITIVE_INFINITY;
@@ -144,8 +134,8 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     const renewed = await refresh(b.url, clientId, tokens?.refresh_token as string);
     expect(renewed.status).toBe(200);
     const next = (await renewed.json()) as Tokens;
-    expect((await mcp(a.url, next.access_token)).status).toBe(200);
-    expect((await mcp(b.url, next.access_token)).status).toBe(200);
+    expect((await mcpToolsList(a.url, next.access_token)).status).toBe(200);
+    expect((await mcpToolsList(b.url, next.access_token)).status).toBe(200);
   });
 
   test("a consent page shown by A is answered on B (a refused key there, then the right one); decided once", async () => {
@@ -172,6 +162,32 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     expect(exchanged.status).toBe(200);
   });
 
+  test("consent pages opened at once on both replicas from one address: exactly 50 open, the rest 429", async () => {
+    const clientId = await registerClient(a.url);
+    const { challenge } = pkce();
+    const open = (base: string) =>
+      fetch(
+        authorizationUrl(base, {
+          clientId,
+          redirectUri: "http://127.0.0.1:45678/callback",
+          challenge,
+          resource: `${publicUrl}/mcp`,
+        }),
+      );
+    await admin`DELETE FROM oauth_pending`;
+    try {
+      const pages = await Promise.all(Array.from({ length: 80 }, (_, i) => open(i % 2 ? a.url : b.url)));
+      await Promise.all(pages.map((page) => page.arrayBuffer()));
+      const statuses = pages.map((page) => page.status);
+      expect(statuses.filter((s) => s === 200).length).toBe(50);
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      const [row] = await admin`SELECT count(*)::int AS n FROM oauth_pending`;
+      expect(row?.n).toBe(50);
+    } finally {
+      await admin`DELETE FROM oauth_pending`;
+    }
+  });
+
   test("a code is redeemed once across replicas: of two at the same time one gets tokens; the replay revokes them", async () => {
     const { key } = await newKey();
     const clientId = await registerClient(a.url);
@@ -193,8 +209,8 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     const lost = answers.find((r) => r.status === 400) as Response;
     expect(((await lost.json()) as { error: string }).error).toBe("invalid_grant");
     const tokens = (await won.json()) as Tokens;
-    expect((await mcp(a.url, tokens.access_token)).status).toBe(401);
-    expect((await mcp(b.url, tokens.access_token)).status).toBe(401);
+    expect((await mcpToolsList(a.url, tokens.access_token)).status).toBe(401);
+    expect((await mcpToolsList(b.url, tokens.access_token)).status).toBe(401);
     expect((await refresh(b.url, clientId, tokens.refresh_token)).status).toBe(400);
   });
 
@@ -205,12 +221,12 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     expect(renewed.status).toBe(200);
     const next = (await renewed.json()) as Tokens;
     // B now holds the newest access token in its cache.
-    expect((await mcp(b.url, next.access_token)).status).toBe(200);
+    expect((await mcpToolsList(b.url, next.access_token)).status).toBe(200);
     const replay = await refresh(a.url, clientId, tokens.refresh_token);
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe("invalid_grant");
     expect(await untilStatus(b.url, next.access_token, 401)).toBeLessThan(3_000);
-    expect((await mcp(a.url, next.access_token)).status).toBe(401);
+    expect((await mcpToolsList(a.url, next.access_token)).status).toBe(401);
     expect((await refresh(b.url, clientId, next.refresh_token)).status).toBe(400);
   });
 
@@ -230,14 +246,14 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     const retried = await refresh(a.url, clientId, tokens.refresh_token);
     expect(retried.status).toBe(200);
     const next = (await retried.json()) as Tokens;
-    expect((await mcp(b.url, next.access_token)).status).toBe(200);
-    expect((await mcp(a.url, tokens.access_token)).status).toBe(200);
+    expect((await mcpToolsList(b.url, next.access_token)).status).toBe(200);
+    expect((await mcpToolsList(a.url, tokens.access_token)).status).toBe(200);
   });
 
   test("a key disabled on A ends its grant on B, for good", async () => {
     const { key, keyId } = await newKey();
     const { clientId, tokens } = await fullFlow(a.url, key);
-    expect((await mcp(b.url, tokens.access_token)).status).toBe(200);
+    expect((await mcpToolsList(b.url, tokens.access_token)).status).toBe(200);
     await (a.accounts as PgAccounts).setKeyDisabled(keyId, true);
     // Within a notification's time, well before B's cached copy would expire (5 s).
     expect(await untilStatus(b.url, tokens.access_token, 401)).toBeLessThan(3_000);
@@ -246,14 +262,14 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     await (a.accounts as PgAccounts).setKeyDisabled(keyId, false);
     const [grant] = await admin`SELECT revoked_at FROM oauth_grants WHERE key_id = ${keyId}`;
     expect(grant?.revoked_at).not.toBeNull();
-    expect((await mcp(a.url, tokens.access_token)).status).toBe(401);
+    expect((await mcpToolsList(a.url, tokens.access_token)).status).toBe(401);
   });
 
   test("stockd oauth grants lists a user's grants; stockd oauth revoke ends one on both replicas", async () => {
     const { key, userId } = await newKey();
     const { tokens } = await fullFlow(a.url, key);
-    expect((await mcp(a.url, tokens.access_token)).status).toBe(200);
-    expect((await mcp(b.url, tokens.access_token)).status).toBe(200);
+    expect((await mcpToolsList(a.url, tokens.access_token)).status).toBe(200);
+    expect((await mcpToolsList(b.url, tokens.access_token)).status).toBe(200);
     const env = stockdEnv({ STOCKD_ACCOUNTS_URL: url });
     const listed = await cliJson<{ grants: { id: string; user_id: string; live_until: string | null }[] }>(
       ["oauth", "grants", "--user", userId],
@@ -289,7 +305,7 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     expect(report.oauth_added).toEqual({ clients: 1, grants: 1, tokens: 2 });
     const c = await replica({ id: "c", port: 0, dataDir: single.dataDir, accountsUrl: moved });
     try {
-      expect((await mcp(c.url, tokens.access_token)).status).toBe(200);
+      expect((await mcpToolsList(c.url, tokens.access_token)).status).toBe(200);
       expect((await refresh(c.url, clientId, tokens.refresh_token)).status).toBe(200);
     } finally {
       await c.stop(1_000);
@@ -325,9 +341,9 @@ describe.skipIf(!binaries)("OAuth and /mcp on two replicas over one PostgreSQL",
     await single.stop();
     const c = await replica({ id: "c2", port: 0, dataDir: single.dataDir, accountsUrl: moved });
     try {
-      expect((await mcp(c.url, later.tokens.access_token)).status).toBe(401);
+      expect((await mcpToolsList(c.url, later.tokens.access_token)).status).toBe(401);
       expect((await refresh(c.url, later.clientId, later.tokens.refresh_token)).status).toBe(400);
-      expect((await mcp(c.url, renewed.access_token)).status).toBe(200);
+      expect((await mcpToolsList(c.url, renewed.access_token)).status).toBe(200);
       const replay = await refresh(c.url, rotated.clientId, rotated.tokens.refresh_token);
       expect(((await replay.json()) as { error_description: string }).error_description).toContain(
         "used before",
