@@ -1,7 +1,8 @@
 /**
  * A replica reaching the shared accounts database through PgBouncer in transaction mode
  * (docs/scale-out.md, "Sizing"): with `accounts_pooler = "transaction"` calls are billed
- * exactly and a disabled key stops within the cache's reload period; without it, the named
+ * exactly, a disabled key stops within the cache's reload period and an MCP client signs in
+ * and refreshes (the token exchange's transaction); without it, the named
  * prepared statements PgBouncer cannot keep make calls fail (503, not charged). Skipped with
  * a notice without PostgreSQL's server binaries or Debian's `pgbouncer`.
  */
@@ -19,6 +20,7 @@ import {
 } from "../helpers/postgres.ts";
 import { demoDataDir } from "../helpers/server.ts";
 import { ServerProcess, stockdEnv } from "../helpers/spawn.ts";
+import { fullFlow, mcpToolsList, type Tokens, tokenRequest } from "../oauth/bot.ts";
 
 const present = postgresBinaries() !== null && pgbouncerBinary() !== null;
 if (!present) console.warn("PostgreSQL or PgBouncer not installed: the PgBouncer test is skipped");
@@ -117,6 +119,28 @@ describe.skipIf(!present)("accounts through PgBouncer in transaction mode", () =
     expect(await within(200)).toBe(200);
     await cliJson(["keys", "disable", keyId, "--json"], { env: pooled("transaction") });
     expect(await within(401)).toBe(401);
+  }, 30_000);
+
+  test("with the switch, an MCP client signs in and refreshes: the token exchange is one transaction through the pooler", async () => {
+    const { key } = await account("oauth@example.test");
+    const server = servers[0] as ServerProcess;
+    // The replica knows the new key within its cache's reload period.
+    for (const until = Date.now() + 8_000; Date.now() < until; await Bun.sleep(100))
+      if (
+        (await fetch(`${server.url}${PATH}`, { headers: { authorization: `Bearer ${key}` } })).status === 200
+      )
+        break;
+    const { clientId, tokens } = await fullFlow(server.url, key);
+    const renewed = await tokenRequest(server.url, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(renewed.status).toBe(200);
+    const next = (await renewed.json()) as Tokens;
+    expect((await mcpToolsList(server.url, next.access_token)).status).toBe(200);
+    const [used] = await direct`SELECT count(*)::int AS n FROM oauth_tokens WHERE used_at IS NOT NULL`;
+    expect(used?.n).toBe(1);
   }, 30_000);
 
   test("without the switch, calls through the pooler fail (503, not charged) instead of being billed wrong", async () => {
