@@ -324,6 +324,21 @@ describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
     const third = await exported();
     expect(third.added.ledger_rows).toBe(0);
     expect(third.mismatches).toEqual([]);
+    // Spent on both sides: the replicas take the rest, the SQLite server one call more.
+    await bill(replica.url, (100 - 5 * PRICE) / PRICE);
+    const sqliteAgain = await ServerProcess.start({ dataDir, env: stockdEnv({}) });
+    try {
+      await bill(sqliteAgain.url, 1);
+    } finally {
+      sqliteAgain.proc.kill("SIGTERM");
+      await sqliteAgain.exited;
+    }
+    const refused = await cli(["accounts", "export", "--to", url], { dataDir, env: env() });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(user.value.id);
+    expect(refused.stderr).toContain("spent on both sides");
+    const [after] = await admin`SELECT balance::int AS balance FROM users WHERE id = ${user.value.id}`;
+    expect(after?.balance).toBe(0);
   }, 60_000);
 
   test("doctor checks the PostgreSQL books without printing the URL; backup refuses and names pg_dump", async () => {

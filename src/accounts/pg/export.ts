@@ -194,6 +194,21 @@ async function addLedger(tx: SQL, ledger: Row[]): Promise<number> {
     JOIN ledger l ON l.id = e.sqlite_id AND l.user_id = e.user_id AND l.delta = e.delta
       AND l.reason = e.reason AND l.created_at = e.created_at AND l.request_id IS NOT DISTINCT FROM e.request_id
     ON CONFLICT DO NOTHING`;
+  const short = (await tx`
+    SELECT u.id FROM users u JOIN (
+      SELECT user_id, sum(delta) AS total FROM export_ledger e
+      WHERE NOT EXISTS (SELECT 1 FROM ledger_exported x WHERE x.sqlite_id = e.sqlite_id) GROUP BY user_id
+    ) s ON s.user_id = u.id
+    WHERE u.balance + s.total < u.reserved ORDER BY u.id`) as { id: string }[];
+  if (short.length > 0)
+    throw new Error(
+      `the SQLite debits not yet copied exceed the PostgreSQL balance of ${short.length} users (${short
+        .slice(0, 10)
+        .map((u) => u.id)
+        .join(
+          ", ",
+        )}): they spent on both sides; grant them credits in PostgreSQL, then export again (nothing was copied)`,
+    );
   const [added] = await tx`
     WITH fresh AS MATERIALIZED (
       SELECT nextval(pg_get_serial_sequence('ledger', 'id')) AS id, q.* FROM (
