@@ -180,7 +180,7 @@ export class SnapshotFollower {
       // CURRENT goes back to what is served, so that a restart serves it too.
       if (previous === null) rmSync(join(this.dataDir, "CURRENT"), { force: true });
       else activateSnapshot(this.dataDir, previous);
-      const error = `snapshot ${id} is verified but did not load (see the log line before); not activated until the source publishes another`;
+      const error = `snapshot ${id} is verified but did not load (see the log line before); not activated again while the source's pointer names it`;
       this.failed = { pointer: pointerKey(pointer), error };
       throw new Error(error);
     }
