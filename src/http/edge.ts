@@ -27,6 +27,8 @@ import { Settlement } from "./settle.ts";
 
 /** Paths served without a key. */
 const PUBLIC = /^\/(health|openapi\.json|docs)(\/.*)?$/;
+/** A call given up before it was answered was not charged: it may be sent again after a second. */
+const RETRY = { "retry-after": "1" };
 /** The scheme's case does not matter (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer`. */
 const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/i;
 
@@ -432,7 +434,12 @@ export class Edge {
       // Held after the call was given up (its time budget passed): nobody would settle it.
       if (result.ok && (call.abandoned || call.client.gone())) {
         this.deps.billing.release(result.reservation);
-        throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
+        throw new ApiError(
+          "unavailable",
+          "the call was abandoned before it ran; it was not charged",
+          undefined,
+          RETRY,
+        );
       }
       return this.held(call, route, cost, result);
     });
@@ -456,7 +463,12 @@ export class Edge {
     });
     // Waited past its budget or its client: the answer would be dropped, so no query runs.
     if (!call.heavySlot || call.abandoned || call.client.gone())
-      throw new ApiError("unavailable", "the call was abandoned before it ran; it was not charged");
+      throw new ApiError(
+        "unavailable",
+        "the call was abandoned before it ran; it was not charged",
+        undefined,
+        RETRY,
+      );
   }
 
   /** The routed answer, or a 503 when the call exceeds its time budget (then not charged). */
@@ -468,7 +480,12 @@ export class Edge {
         call.abandoned = true;
         // A call still waiting for a heavy slot leaves the line: its in-flight places go with it.
         call.withdraw?.();
-        const error = new ApiError("unavailable", `the call took longer than ${ms} ms; it was not charged`);
+        const error = new ApiError(
+          "unavailable",
+          `the call took longer than ${ms} ms; it was not charged`,
+          undefined,
+          RETRY,
+        );
         resolve(problemResponse(error, call.requestId));
       }, ms);
     });

@@ -152,7 +152,9 @@ describe("a call over its time budget costs nothing", () => {
         const { key, userId } = slow.newKey(3);
         const pending = slow.get(GATED, key);
         expect(await waitUntil(() => gate.waiting === 1)).toBe(true);
-        await expectProblem(await pending, 503, { code: "unavailable" });
+        const refused = await pending;
+        expect(refused.headers.get("retry-after")).toBe("1");
+        await expectProblem(refused, 503, { code: "unavailable" });
         gate.open();
         expect(await gate.settled()).toBe(true);
         await Bun.sleep(50);
