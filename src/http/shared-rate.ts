@@ -1,5 +1,6 @@
 import { RedisClient } from "bun";
 import type { Limits, RateSharing } from "../config.ts";
+import { withDeadline } from "../deadline.ts";
 import type { Logger } from "../log.ts";
 import {
   burstPolicy,
@@ -111,19 +112,14 @@ export class SharedRate implements KeyRate {
   }
 
   private async ask(key: string): Promise<RateVerdict> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
     try {
-      const reply = await Promise.race([this.count(key), late]);
+      const late = () => new Error(`no answer within ${this.timeoutMs} ms`);
+      const reply = await withDeadline(this.count(key), this.timeoutMs, late);
       this.back();
       return this.verdict(reply);
     } catch (error) {
       this.out(error);
       return this.local(key);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

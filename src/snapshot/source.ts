@@ -19,6 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, normalize } from "node:path";
+import { withDeadline } from "../deadline.ts";
 
 /** Where a source is, as parsed from its name. */
 export type SourceSpec = { kind: "dir"; path: string } | { kind: "s3"; bucket: string; prefix: string };
@@ -263,19 +264,9 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 /** `read`, or an error after `ms` without an answer or once `signal` aborts. */
-async function idle<T>(read: Promise<T>, ms: number, signal: AbortSignal, name: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let abort = () => {};
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name}: no data for ${ms} ms`)), ms);
-    abort = () => reject(new Error(`${name}: stopped`));
-    if (signal.aborted) abort();
-    signal.addEventListener("abort", abort, { once: true });
+function idle<T>(read: Promise<T>, ms: number, signal: AbortSignal, name: string): Promise<T> {
+  return withDeadline(read, ms, () => new Error(`${name}: no data for ${ms} ms`), {
+    signal,
+    stopped: () => new Error(`${name}: stopped`),
   });
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", abort);
-  }
 }

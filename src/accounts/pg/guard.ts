@@ -1,3 +1,4 @@
+import { withDeadline } from "../../deadline.ts";
 import { ApiError } from "../../errors.ts";
 
 /** Consecutive failures that open the breaker. */
@@ -30,15 +31,9 @@ export class Guard {
     if (this.open) throw unavailable(what, "the accounts database is unreachable (circuit open)");
     const probe = this.failures >= FAILURES_TO_OPEN;
     if (probe) this.probing = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        query.cancel?.();
-        reject(new TimeoutError(`${what}: no answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-    });
     try {
-      const value = await Promise.race([query, late]);
+      const late = () => new TimeoutError(`${what}: no answer within ${this.timeoutMs} ms`);
+      const value = await withDeadline(query, this.timeoutMs, late, { onLate: () => query.cancel?.() });
       this.failures = 0;
       return value;
     } catch (error) {
@@ -50,7 +45,6 @@ export class Guard {
       this.failures = 0;
       throw error;
     } finally {
-      clearTimeout(timer);
       if (probe) this.probing = false;
     }
   }
