@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
+import { isOtherProcessAlive } from "../processes.ts";
 import type { TableName } from "./tables.ts";
 
 export interface TableEntry {
@@ -144,29 +145,15 @@ export function cleanStaging(dataDir: string): void {
   if (existsSync(dir)) {
     for (const name of readdirSync(dir)) {
       const owner = /^\.staging-.*-(\d+)$/.exec(name)?.[1];
-      if (name.startsWith(".staging-") && !ownStaging.has(name) && !isRunning(owner))
+      if (name.startsWith(".staging-") && !ownStaging.has(name) && !isOtherProcessAlive(Number(owner)))
         rmSync(join(dir, name), { recursive: true, force: true });
     }
   }
   if (!existsSync(dataDir)) return;
   for (const name of readdirSync(dataDir)) {
     const owner = /^CURRENT\.(\d+)\.tmp$/.exec(name)?.[1];
-    if (owner !== undefined && !isRunning(owner)) rmSync(join(dataDir, name), { force: true });
-  }
-}
-
-/**
- * True when another process with this pid exists. This one's own files are told apart by the
- * caller; any other file of its pid was left by an earlier process that had the same pid.
- */
-function isRunning(pid: string | undefined): boolean {
-  if (pid === undefined || Number(pid) === process.pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if (owner !== undefined && !isOtherProcessAlive(Number(owner)))
+      rmSync(join(dataDir, name), { force: true });
   }
 }
 

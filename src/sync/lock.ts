@@ -5,6 +5,7 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { isOtherProcessAlive } from "../processes.ts";
 import { syncDir } from "./state.ts";
 
 /** Another sync holds the data dir. */
@@ -61,11 +62,5 @@ export function lockHolder(dataDir: string): number | null {
   }
   if (!Number.isSafeInteger(pid) || pid <= 0) return null;
   if (pid === process.pid) return held.has(lockPath(dataDir)) ? pid : null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user; it still holds the lock.
-    return (error as NodeJS.ErrnoException).code === "EPERM" ? pid : null;
-  }
+  return isOtherProcessAlive(pid) ? pid : null;
 }
