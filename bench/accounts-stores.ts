@@ -24,6 +24,7 @@ import { AccountsStore } from "../src/accounts/store.ts";
 import { buildDemo } from "../src/demo/index.ts";
 import { postgresBinaries, startPostgres } from "../test/helpers/postgres.ts";
 import { ServerProcess, stockdEnv } from "../test/helpers/spawn.ts";
+import { closedLoop } from "./lib/loadgen.ts";
 import { median } from "./lib/stats.ts";
 
 const { values } = parseArgs({
@@ -50,24 +51,9 @@ async function keysFor(accounts: Accounts, users: number, tag: string): Promise<
   return keys;
 }
 
-/** 64 closed-loop connections for `seconds`; returns 2xx per second and the count of each status. */
-async function drive(url: string, keys: string[], seconds: number) {
-  const until = performance.now() + seconds * 1000;
-  const statuses = new Map<number, number>();
-  let ok = 0;
-  const worker = async (i: number) => {
-    const headers = { authorization: `Bearer ${keys[i % keys.length]}` };
-    while (performance.now() < until) {
-      const res = await fetch(`${url}${PATH}`, { headers });
-      await res.arrayBuffer();
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status === 200) ok++;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => worker(i)));
-  return { perSecond: ok / ((performance.now() - started) / 1000), ok, statuses };
-}
+/** `CONNECTIONS` keep-alive connections on PATH for `seconds` (bench/lib/loadgen.ts). */
+const drive = (url: string, keys: string[], seconds: number) =>
+  closedLoop(url, PATH, keys, seconds, CONNECTIONS);
 
 const cluster = await startPostgres();
 const servers: ServerProcess[] = [];

@@ -22,6 +22,7 @@ import { SharedRate } from "../src/http/shared-rate.ts";
 import { createLogger } from "../src/log.ts";
 import { redisServerBinary, startRedis } from "../test/helpers/redis.ts";
 import { ServerProcess, stockdEnv } from "../test/helpers/spawn.ts";
+import { closedLoop } from "./lib/loadgen.ts";
 import { median } from "./lib/stats.ts";
 
 const { values } = parseArgs({
@@ -50,24 +51,9 @@ async function checks(rate: KeyRate, seconds: number): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** 64 closed-loop connections for `seconds`; 2xx per second and the count of each status. */
-async function drive(url: string, keys: string[], seconds: number, during?: () => Promise<void>) {
-  const until = performance.now() + seconds * 1000;
-  const statuses = new Map<number, number>();
-  let ok = 0;
-  const worker = async (i: number) => {
-    const headers = { authorization: `Bearer ${keys[i % keys.length]}` };
-    while (performance.now() < until) {
-      const res = await fetch(`${url}${PATH}`, { headers });
-      await res.arrayBuffer();
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status === 200) ok++;
-    }
-  };
-  const started = performance.now();
-  await Promise.all([...Array.from({ length: CONNECTIONS }, (_, i) => worker(i)), during?.()]);
-  return { perSecond: ok / ((performance.now() - started) / 1000), statuses };
-}
+/** `CONNECTIONS` keep-alive connections on PATH for `seconds` (bench/lib/loadgen.ts). */
+const drive = (url: string, keys: string[], seconds: number) =>
+  closedLoop(url, PATH, keys, seconds, CONNECTIONS);
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const redis = await startRedis();
@@ -119,10 +105,10 @@ try {
   }
 
   // Redis killed a second into a run: every call is still answered.
-  const outage = await drive(counted.url, keys, SECONDS, async () => {
-    await Bun.sleep(1_000);
-    await redis.kill();
-  });
+  const [outage] = await Promise.all([
+    drive(counted.url, keys, SECONDS),
+    Bun.sleep(1_000).then(() => redis.kill()),
+  ]);
   const metrics = await (await counted.get("/metrics", "bench-rate-metrics-token")).text();
   const fallbacks = /^stockd_rate_limit_fallbacks_total (\d+)$/m.exec(metrics)?.[1];
 

@@ -323,3 +323,40 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
   }
   return run.result();
 }
+
+/** What `closedLoop` gives: 2xx per second of the window, every 2xx, and each status's count. */
+export interface ClosedLoopResult {
+  perSecond: number;
+  ok: number;
+  statuses: Map<number, number>;
+}
+
+/**
+ * `runLoad` on one path of the server at `url`, each request with a key picked at random,
+ * no warm-up, for `seconds`. A server that dies meanwhile ends the run (its connections close).
+ */
+export async function closedLoop(
+  url: string,
+  path: string,
+  keys: readonly string[],
+  seconds: number,
+  connections: number,
+): Promise<ClosedLoopResult> {
+  const { hostname, port } = new URL(url);
+  const run = await runLoad({
+    host: hostname,
+    port: Number(port),
+    connections,
+    warmupMs: 0,
+    durationMs: seconds * 1000,
+    keys,
+    next: () => ({ path, key: Math.floor(Math.random() * keys.length) }),
+  });
+  const statuses = new Map(Object.entries(run.statuses).map(([s, n]) => [Number(s), n]));
+  const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+  return {
+    perSecond: total === 0 ? 0 : (run.rps * (statuses.get(200) ?? 0)) / total,
+    ok: run.byKey.reduce((n, k) => n + k.ok, 0),
+    statuses,
+  };
+}
