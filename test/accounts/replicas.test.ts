@@ -44,6 +44,17 @@ describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
     return replica;
   };
 
+  /** The user's balance equals the sum of their ledger. */
+  const expectBalanceIsLedger = async () => {
+    const [sums] = (await admin`
+      SELECT (SELECT balance::int FROM users WHERE id = ${userId}) AS balance,
+             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger`) as {
+      balance: number;
+      ledger: number;
+    }[];
+    expect(sums?.balance).toBe(sums?.ledger);
+  };
+
   beforeAll(async () => {
     cluster = await startPostgres();
     url = await cluster.database("stockd");
@@ -178,13 +189,7 @@ describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
     for (const [id, status] of answers) if (status !== 200) expect(ids.has(id)).toBe(false);
     const unanswered = billed.filter((r) => answers.get(r.request_id) !== 200).length;
     expect(unanswered).toBeLessThanOrEqual(8);
-    const [sums] = (await admin`
-      SELECT (SELECT balance::int FROM users WHERE id = ${userId}) AS balance,
-             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger`) as {
-      balance: number;
-      ledger: number;
-    }[];
-    expect(sums?.balance).toBe(sums?.ledger);
+    await expectBalanceIsLedger();
   }, 120_000);
 
   test("PostgreSQL killed and restarted mid-run: calls answer 503 fast (never hang, never billed), /health says not ready, then all recover", async () => {
@@ -260,13 +265,7 @@ describe.skipIf(!binaries)("three replicas on one PostgreSQL", () => {
       if (reserved !== 0) await Bun.sleep(200);
     }
     expect(reserved).toBe(0);
-    const [sums] = (await admin`
-      SELECT (SELECT balance::int FROM users WHERE id = ${userId}) AS balance,
-             (SELECT sum(delta)::int FROM ledger WHERE user_id = ${userId}) AS ledger`) as {
-      balance: number;
-      ledger: number;
-    }[];
-    expect(sums?.balance).toBe(sums?.ledger);
+    await expectBalanceIsLedger();
   }, 120_000);
 
   test("a key disabled with the CLI stops on every replica within seconds", async () => {
